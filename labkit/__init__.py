@@ -1,0 +1,78 @@
+"""labkit — the helper package of the RAG Evaluation Workbook.
+
+One module per idea, each naming the chapter that teaches it:
+
+- ``metrics``   P@k, R@k, RR, hit, DCG, nDCG and a batch ``evaluate`` (03, 04)
+- ``data``      paths to ``data/``, the handbook corpus and queries, TREC files
+- ``check``     exercise self-checks
+- ``plots`` / ``widgets``  the only modules that touch matplotlib / ipywidgets
+
+``import labkit`` is cheap: heavy dependencies (pandas, matplotlib, bm25s,
+onnxruntime, ipywidgets) are imported by the modules that need them, when
+they need them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__version__ = "0.1.0"
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The workbook's root folder (the clone), found from this file, not the cwd."""
+
+SEED = 42
+
+
+def data_dir() -> Path:
+    """The ``data/`` folder, wherever the kernel was started.
+
+    ``LABKIT_DATA`` overrides it (for practitioners pointing labkit at their
+    own copy); otherwise it is ``<clone>/data``, located from this file.
+    """
+    path = Path(os.environ.get("LABKIT_DATA", ROOT / "data"))
+    if not path.is_dir():
+        raise FileNotFoundError(
+            f"labkit cannot find its data folder at {path}; run from a clone of the workbook "
+            "or set LABKIT_DATA to the folder that holds handbook/ and queries.jsonl"
+        )
+    return path
+
+
+def setup(seed: int = SEED) -> None:
+    """Make a notebook reproducible and tidy: the first code cell of every chapter.
+
+    Seeds Python's and NumPy's global generators (labkit itself always passes
+    explicit ``np.random.default_rng(seed)`` generators), fixes pandas display
+    options so tables print the same everywhere, and sets a matplotlib style
+    with a fixed figure size and SVG-free inline PNGs (nbval skips PNGs).
+    """
+    import random
+
+    import numpy as np
+    import pandas as pd
+
+    random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 - for learners' own code that uses the legacy API
+    pd.set_option("display.precision", 4)
+    pd.set_option("display.width", 120)
+    pd.set_option("display.max_columns", 20)
+    pd.set_option("display.max_colwidth", 80)
+    try:
+        import matplotlib
+
+        matplotlib.rcParams.update(
+            {
+                "figure.figsize": (7.0, 3.2),
+                "figure.dpi": 90,
+                "axes.spines.top": False,
+                "axes.spines.right": False,
+                "axes.grid": True,
+                "grid.alpha": 0.3,
+                "font.size": 10,
+                "svg.hashsalt": "labkit",
+            }
+        )
+    except ImportError:  # pragma: no cover - matplotlib is in requirements
+        pass

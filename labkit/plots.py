@@ -1,0 +1,116 @@
+"""Figures. With ``widgets``, the only module that imports matplotlib.
+
+Every function takes plain arguments, draws one figure and returns it, so a
+notebook can call it directly before a widget wraps it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from labkit import metrics
+
+__all__ = ["plot_gain_discount", "plot_pipeline"]
+
+BLUE, ORANGE, GREY, GREEN = "#3b6ea8", "#e08a2c", "#9a9a9a", "#4c9a5b"
+
+
+def plot_gain_discount(
+    rels: Sequence[float], k: int, unretrieved: Sequence[float] = (), idcg: str = "retrieved"
+) -> Figure:
+    """Per-position bars of one ranking: the grade (gain) and what is left after the discount.
+
+    The light bar is the gain, the dark bar the discounted gain
+    ``grade / log2(rank + 1)``; the outline is the ideal ordering's
+    discounted gain. The title gives DCG, IDCG and nDCG for the chosen
+    IDCG convention.
+    """
+    m = metrics.ranking_metrics(rels, k, 1, unretrieved, idcg)
+    top = [max(float(r), 0.0) for r in list(rels)[:k]]
+    pool = top if idcg == "retrieved" else [max(float(g), 0.0) for g in list(rels) + list(unretrieved)]
+    ideal = sorted(pool, reverse=True)[:k]
+    ranks = list(range(1, k + 1))
+    disc = [1 / math.log2(r + 1) for r in ranks]
+    gain = top + [0.0] * (k - len(top))
+    ideal = ideal + [0.0] * (k - len(ideal))
+
+    fig, ax = plt.subplots(figsize=(7.0, 3.0))
+    ax.bar(ranks, gain, color=BLUE, alpha=0.25, label="gain (grade)")
+    ax.bar(ranks, [g * d for g, d in zip(gain, disc, strict=True)], color=BLUE, label="discounted gain")
+    ax.bar(
+        ranks,
+        [g * d for g, d in zip(ideal, disc, strict=True)],
+        fill=False,
+        edgecolor=ORANGE,
+        linewidth=1.6,
+        label="ideal, discounted",
+    )
+    for r, d in zip(ranks, disc, strict=True):
+        ax.annotate(f"/{1 / d:.2f}", (r, 0), xytext=(0, -24), textcoords="offset points", ha="center", fontsize=7)
+    ax.set_xticks(ranks)
+    ax.set_xlabel("rank (the small number below is the divisor log2(rank+1))", labelpad=14)
+    ax.set_ylabel("gain")
+    ax.set_ylim(0, max(3.2, max(gain + ideal) + 0.2))
+    conv = "book: re-sort retrieved" if idcg == "retrieved" else "trec_eval: all judged"
+    ax.set_title(
+        f"DCG@{k} = {m['DCG@k']:.4f}   IDCG@{k} = {m['IDCG@k']:.4f}   nDCG@{k} = {m['nDCG@k']:.4f}   ({conv})",
+        fontsize=9,
+    )
+    ax.legend(loc="upper right", fontsize=8, frameon=False)
+    fig.tight_layout()
+    plt.close(fig)  # returned, not left open: Jupyter shows it once, as the cell's value
+    return fig
+
+
+def _box(ax, xy, w, h, text, color):
+    ax.add_patch(FancyBboxPatch(xy, w, h, boxstyle="round,pad=0.02,rounding_size=0.08", fc=color, ec="none", alpha=0.9))
+    ax.text(xy[0] + w / 2, xy[1] + h / 2, text, ha="center", va="center", fontsize=8.5, color="white", wrap=True)
+
+
+def _arrow(ax, a, b, label=""):
+    ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=12, color="#444444", lw=1.2))
+    if label:
+        ax.text((a[0] + b[0]) / 2, (a[1] + b[1]) / 2 + 0.09, label, ha="center", fontsize=7.5, color="#444444")
+
+
+def plot_pipeline() -> Figure:
+    """The two-stage RAG pipeline and where each chapter's measurement sits."""
+    fig, ax = plt.subplots(figsize=(9.0, 3.4))
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 3.4)
+    ax.axis("off")
+    _box(ax, (0.1, 1.45), 1.3, 0.7, "question\n(rewritten if\na follow-up)", GREY)
+    _box(ax, (2.0, 2.15), 1.6, 0.6, "BM25\n(keywords)", BLUE)
+    _box(ax, (2.0, 0.85), 1.6, 0.6, "dense\n(embeddings)", BLUE)
+    _box(ax, (4.2, 1.45), 1.5, 0.7, "stage 1: fuse (RRF)\ntop ~50, wide", BLUE)
+    _box(ax, (6.2, 1.45), 1.5, 0.7, "stage 2: rerank\nkeep top k", BLUE)
+    _box(ax, (8.2, 1.45), 1.6, 0.7, "LLM reads k chunks\n-> answer", GREEN)
+    _arrow(ax, (1.4, 1.9), (2.0, 2.4))
+    _arrow(ax, (1.4, 1.7), (2.0, 1.15))
+    _arrow(ax, (3.6, 2.4), (4.2, 1.95))
+    _arrow(ax, (3.6, 1.15), (4.2, 1.65))
+    _arrow(ax, (5.7, 1.8), (6.2, 1.8))
+    _arrow(ax, (7.7, 1.8), (8.2, 1.8))
+    notes = [
+        (4.95, 0.95, "Recall@k, hit rate\n(ch. 01, 03, 04, 05)"),
+        (6.95, 0.95, "nDCG@k, MRR\n(ch. 03, 04)"),
+        (9.0, 0.95, "faithfulness,\nrelevance (ch. 06)"),
+    ]
+    for x, y, t in notes:
+        ax.text(x, y, t, ha="center", va="top", fontsize=7.5, color="#333333", style="italic")
+    ax.text(
+        5.0,
+        3.25,
+        "measure retrieval first (did the gold chunk reach the context?), then generation (was the answer grounded?)",
+        ha="center",
+        fontsize=8.5,
+    )
+    ax.text(6.0, 0.2, "triage (ch. 07): which stage failed for each trace?", ha="center", fontsize=8, color="#444444")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig

@@ -1,0 +1,143 @@
+# %% [markdown]
+# # 00 · Welcome
+#
+# **You will learn** what this workbook measures and in which order, what the corpus looks like, and how the
+# sliders and self-checks in every chapter work.
+#
+# This is a hands-on companion to the RAG chapter of *Evals for AI Engineers* (Shreya Shankar & Hamel Husain,
+# O'Reilly). Its one idea: **measure retrieval first, then generation.** Every number you will see is computed
+# by the code in front of you, on a real (small) corpus, with real BM25 and real sentence embeddings. No API
+# key is needed.
+
+# %%
+import labkit
+from labkit import check, plots
+
+labkit.setup()
+
+# %% [markdown]
+# ## The two-stage pipeline
+#
+# A RAG system looks up passages in a knowledge base and puts them in the prompt, so that the model answers
+# from evidence. Unlike a search page, the reader is a language model that can read many passages at once, so
+# the first stage is tuned for **recall**: fetch wide, rather than miss the passage with the answer. But every
+# extra passage costs context, tokens and attention, so a second stage **filters or reranks** down to the few
+# the model will read. Each stage gets its own measurement:
+
+# %%
+plots.plot_pipeline()
+
+# %% [markdown]
+# When an answer is wrong, the first question is *which stage failed*: did the evidence never reach the prompt
+# (a retrieval failure: no prompt change will fix it), or was it there and the model ignored or contradicted
+# it (a generation failure)? Chapter 07 sorts real traces into those boxes. Everything before it builds the
+# measurements that make the question answerable.
+#
+# ## The corpus: a company handbook
+#
+# The chapters share one corpus: the internal documentation of **Quillbridge Software**, a fictional company
+# written for this workbook (HR, IT, security, finance, facilities, product and support). It is built to make
+# retrieval interesting: exact error codes that keyword search finds and embeddings blur, paraphrase-heavy help
+# text, tables whose header carries the meaning, and near-duplicate policies (a superseded 2024 version next to
+# the current one) that make good distractors. `data/README.md` says how every file was made.
+
+# %%
+import pandas as pd
+
+from labkit.data import load_corpus, load_queries
+
+corpus = load_corpus()
+docs = pd.DataFrame(
+    [(d.department, d.id, d.title, d.n_words) for d in corpus.values()],
+    columns=["department", "doc id", "title", "words"],
+)
+print(f"{len(docs)} documents, {docs['words'].sum():,} words")
+docs.groupby("department").agg(documents=("doc id", "count"), words=("words", "sum"))
+
+# %% [markdown]
+# One document, opened at the top:
+
+# %%
+print(corpus["hr-remote-work-2025"].text[:700])
+
+# %% [markdown]
+# The labelled queries come in three **slices**: `easy` (synthetic-looking, phrased close to one passage),
+# `hard` (built to confuse: look-alike passages, comparisons, two-document questions) and `real` (written the
+# way employees type: short, vague, with typos and follow-ups). Their gold evidence is stored as **character
+# spans** in the documents, so the labels survive any re-chunking (chapter 05).
+
+# %%
+queries = load_queries()
+pd.crosstab(pd.Series([q.slice for q in queries], name="slice"), pd.Series([q.kind for q in queries], name="kind"),
+            margins=True)
+
+# %%
+q = next(q for q in queries if q.qid == "hr-h01")
+print("question:", q.question)
+print("answer:  ", q.answer)
+for span in q.gold:
+    print(f"gold (grade {span.grade}) in {span.doc}: {span.text(corpus)!r}")
+
+# %% [markdown]
+# ## How the chapters work
+#
+# Each chapter opens with the smallest example from the source chapter, written from scratch in a few lines,
+# checks it once against `labkit` (the workbook's helper package), and then runs the same idea on the handbook.
+#
+# **Sliders.** Every widget wraps a plain function that the chapter calls first, so you always know what the
+# widget computes. Here is the smallest one: how much of a document's gain survives at each rank under nDCG's
+# discount (chapter 03).
+
+# %%
+import math
+
+
+def kept_share(rank):
+    """Share of a document's gain that nDCG keeps at this rank."""
+    return round(1 / math.log2(rank + 1), 4)
+
+
+kept_share(3)
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+import ipywidgets
+
+demo = ipywidgets.interactive(kept_share, rank=ipywidgets.IntSlider(value=3, min=1, max=20, description="rank"))
+demo
+
+# %% [markdown]
+# Move the slider: the number is `kept_share(rank)`. The cell below prints the widget's current value; the
+# workbook's automated checks compare such cells, because they cannot look inside a widget.
+
+# %%
+demo.result
+
+# %% [markdown]
+# **Self-checks.** Exercises end every chapter. Put your answer in place of `None` and run the check: it says
+# *not answered yet*, *correct*, or gives a hint. The expected value is computed by `labkit` when you check,
+# so it cannot drift from the code. Try it: how many documents does the handbook hold?
+
+# %% tags=["solution"]
+answer_0_1 = len(corpus)
+
+# %%
+check.exercise("0.1", answer_0_1)
+
+# %% [markdown]
+# **Language models.** Chapters 02, 06 and 08 call a language model (to write questions, to judge claims). By
+# design they will replay **recorded** responses from `data/llm/`, so they run offline and give the same
+# numbers every time; an OpenAI-compatible endpoint can be switched on to run them live. Those chapters are
+# still being written; this notebook will show the switch when they land.
+#
+# ## Chapters
+#
+# Run them in order; each one uses what the previous ones built.
+
+# %% [markdown] tags=["chapter-list"]
+# (generated by tools/build_notebooks.py)
+
+# %% [markdown]
+# **Running the workbook.** From a fresh clone, `make lab` creates the virtual environment and opens this
+# notebook in JupyterLab; `make test` runs every test, including a re-execution of every notebook that must
+# reproduce the stored outputs exactly.

@@ -1,0 +1,205 @@
+"""labkit.metrics: the source chapter's figures, trec_eval agreement, properties, bad input."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import pytrec_eval
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labkit import metrics as M
+
+RELS = [0, 2, 0, 3, 1]
+
+
+# ---------------------------------------------------------------- the chapter's printed figures
+
+
+def test_source_chapter_figures():
+    assert M.precision_at_k(RELS, 5) == 0.6
+    assert M.recall_at_k(RELS, 5, n_relevant_total=4) == 0.75
+    assert M.reciprocal_rank(RELS, 5) == 0.5
+    assert round(M.dcg(RELS), 4) == 2.9407
+    assert round(M.dcg([3, 2, 1, 0, 0]), 4) == 4.7619
+    assert round(M.ndcg_at_k(RELS, 5), 4) == 0.6176
+    assert round(M.ndcg_at_k(RELS, 5, all_grades=[0, 2, 0, 3, 1, 2]), 4) == 0.5166
+    assert M.precision_at_k(RELS, 5, thr=2) == 0.4
+    assert M.recall_at_k(RELS, 5, 3, thr=2) == pytest.approx(0.6666666666666666)
+    X, Y = [1, 1, 1, 0, 0], [0, 0, 0, 3, 0]
+    assert M.ndcg_at_k(X, 5) == 1.0
+    assert round(M.ndcg_at_k(Y, 5), 4) == 0.4307
+    assert round(M.ndcg_at_k(X, 5, all_grades=[1, 1, 1, 3]), 4) == 0.4671
+    assert round(M.ndcg_at_k(Y, 5, all_grades=[3, 1, 1, 1]), 4) == 0.2832
+
+
+def test_hand_worked_small_cases():
+    assert M.hit_at_k([0, 0, 1], 2) == 0.0
+    assert M.hit_at_k([0, 0, 1], 3) == 1.0
+    assert M.reciprocal_rank([0, 0, 0], 3) == 0.0
+    assert M.precision_at_k([1, 1], 5) == 0.4  # short run: divide by k
+    assert M.recall_at_k([0, 0], 2, 0) is None  # no relevant document: undefined
+    assert M.ndcg_at_k([0, 0, 0], 3) == 0.0
+    assert M.dcg([-1, 2]) == pytest.approx(2 / math.log2(3))  # negative grade gains nothing
+
+
+def test_ranking_metrics_matches_single_functions():
+    r = M.ranking_metrics(RELS, 5, thr=2, unretrieved=[2], idcg="all_judged")
+    assert r["P@k"] == 0.4 and r["R@k"] == pytest.approx(2 / 3)
+    assert r["nDCG@k"] == pytest.approx(M.ndcg_at_k(RELS, 5, all_grades=RELS + [2]))
+
+
+# ---------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: M.precision_at_k(RELS, 0), "k must be >= 1"),
+        (lambda: M.precision_at_k(RELS, 2.5), "k must be a whole number"),
+        (lambda: M.recall_at_k(RELS, 5, 4, thr="high"), "thr must be a number"),
+        (lambda: M.hit_at_k(RELS, 5, thr=0), "thr must be > 0"),
+        (lambda: M.precision_at_k([0, "2"], 2), "rels[1]"),
+        (lambda: M.dcg([0, float("nan")]), "NaN"),
+        (lambda: M.recall_at_k(RELS, 5, 2), "n_relevant_total (2) is smaller"),
+        (lambda: M.ndcg_at_k(RELS, 5, all_grades=[3]), "all_grades must list"),
+        (lambda: M.evaluate({}, {"q": {"d": 1}}), "run is empty"),
+        (lambda: M.evaluate({"q": ["a", "b", "a"]}, {"q": {"a": 1}}), "more than once"),
+        (lambda: M.evaluate({"q": {"a": float("nan")}}, {"q": {"a": 1}}), "NaN"),
+        (lambda: M.evaluate({"q": {"a": "high"}}, {"q": {"a": 1}}), "must be numbers"),
+        (lambda: M.evaluate({"q": ["a"]}, {"q": {"a": 1}}, metrics=("MAP",)), "unknown metric"),
+        (lambda: M.evaluate({"q": ["a"]}, {"q": {"a": 1}}, metrics=("P@0",)), "k in 'P@0'"),
+        (lambda: M.evaluate({"q": ["a"]}, {"q": {"a": 1}}, idcg="ideal"), "idcg must be"),
+        (lambda: M.evaluate({"q": ["a"]}, {"q": {"a": "x"}}), "must be numbers"),
+        (
+            lambda: M.evaluate(pd.DataFrame({"qid": ["q", "q"], "doc": ["a", "a"], "score": [1, 2]}), {"q": {"a": 1}}),
+            "more than once",
+        ),
+        (lambda: M.evaluate(pd.DataFrame({"qid": ["q"], "doc": ["a"]}), {"q": {"a": 1}}), "needs columns"),
+    ],
+)
+def test_bad_input_names_the_problem(call, words):
+    with pytest.raises(ValueError, match=None) as info:
+        call()
+    assert words in str(info.value)
+
+
+# ---------------------------------------------------------------- batch evaluate
+
+
+def test_evaluate_shapes_agree_and_ties_follow_trec_eval():
+    qrels = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"x": 1}}
+    scored = {"q1": {"a": 1.0, "b": 1.0, "c": 0.5}, "q2": {"y": 3.0}}
+    # tie between a and b at 1.0: doc id descending puts b first
+    ranked = {"q1": ["b", "a", "c"], "q2": ["y"]}
+    frame = pd.DataFrame([(q, d, s) for q, r in scored.items() for d, s in r.items()], columns=["qid", "doc", "score"])
+    names = ("nDCG@3", "P@2", "R@3", "RR@3", "hit@1")
+    results = [M.evaluate(run, qrels, names).per_query for run in (scored, ranked, frame)]
+    pd.testing.assert_frame_equal(results[0], results[1])
+    pd.testing.assert_frame_equal(results[0], results[2])
+    assert results[0].loc["q1", "RR@3"] == 0.5
+
+
+def test_missing_and_unjudged_queries_are_reported():
+    res = M.evaluate({"q1": ["a"], "zz": ["a"]}, {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 0}}, ("R@5", "P@5"))
+    assert res.missing == ["q2", "q3"] and res.unjudged == ["zz"]
+    assert res.per_query.loc["q2", "P@5"] == 0.0
+    assert np.isnan(res.per_query.loc["q3", "R@5"])  # nothing relevant: left out of the mean
+    assert res.mean["R@5"] == pytest.approx(0.5)
+
+
+def test_idcg_retrieved_matches_the_book_function():
+    qrels = {"q": {"a": 3, "b": 2, "c": 1, "z": 3}}
+    res = M.evaluate({"q": ["c", "a", "x", "b"]}, qrels, ("nDCG@4",), idcg="retrieved")
+    assert res.mean["nDCG@4"] == pytest.approx(M.ndcg_at_k([1, 3, 0, 2], 4))
+
+
+def random_case(rng, n_queries=200, pool=60):
+    run, qrels = {}, {}
+    for i in range(n_queries):
+        qid = f"q{i:03d}"
+        n_ret = int(rng.integers(1, 25))  # often shorter than k
+        docs = rng.choice(pool, n_ret, replace=False)
+        run[qid] = {f"d{d}": float(rng.integers(0, 6)) for d in docs}  # integer scores: many ties
+        n_judged = int(rng.integers(1, 15))
+        judged = rng.choice(pool, n_judged, replace=False)
+        grades = rng.integers(-1, 4, n_judged)  # negative grades and queries with nothing relevant
+        qrels[qid] = {f"d{d}": int(g) for d, g in zip(judged, grades, strict=True)}
+    return run, qrels
+
+
+@pytest.mark.parametrize("thr", [1, 2])
+@pytest.mark.parametrize("k", [1, 5, 10, 20])
+def test_agrees_with_trec_eval(rng, k, thr):
+    run, qrels = random_case(rng)
+    names = (f"P@{k}", f"R@{k}", f"nDCG@{k}", f"RR@{k}")
+    ours = M.evaluate(run, qrels, names, thr=thr).per_query
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {f"P_{k}", f"recall_{k}", f"ndcg_cut_{k}"}, relevance_level=thr)
+    ref = evaluator.evaluate(run)
+    # recip_rank has no cutoff in trec_eval: cut the run to its top k first (trec_eval's order)
+    cut = {q: dict(sorted(r.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:k]) for q, r in run.items()}
+    ref_rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}, relevance_level=thr).evaluate(cut)
+    compared_recall = 0
+    for qid in qrels:
+        assert ours.loc[qid, f"P@{k}"] == pytest.approx(ref[qid][f"P_{k}"], abs=1e-9)
+        assert ours.loc[qid, f"nDCG@{k}"] == pytest.approx(ref[qid][f"ndcg_cut_{k}"], abs=1e-9)
+        assert ours.loc[qid, f"RR@{k}"] == pytest.approx(ref_rr[qid]["recip_rank"], abs=1e-9)
+        if np.isnan(ours.loc[qid, f"R@{k}"]):
+            assert ref[qid][f"recall_{k}"] == 0.0  # trec_eval says 0 where we say "undefined"
+        else:
+            assert ours.loc[qid, f"R@{k}"] == pytest.approx(ref[qid][f"recall_{k}"], abs=1e-9)
+            compared_recall += 1
+    assert compared_recall > 50  # the random case really exercises recall
+
+
+def test_dataframe_run_agrees_with_dict_run(rng):
+    run, qrels = random_case(rng, n_queries=50)
+    frame = pd.DataFrame([(q, d, s) for q, r in run.items() for d, s in r.items()], columns=["qid", "doc", "score"])
+    qframe = pd.DataFrame([(q, d, g) for q, r in qrels.items() for d, g in r.items()], columns=["qid", "doc", "grade"])
+    a = M.evaluate(run, qrels).per_query
+    b = M.evaluate(frame.sample(frac=1, random_state=1), qframe).per_query
+    pd.testing.assert_frame_equal(a, b)
+
+
+# ---------------------------------------------------------------- properties
+
+grades_lists = st.lists(st.integers(min_value=-1, max_value=3), min_size=0, max_size=15)
+ks = st.integers(min_value=1, max_value=20)
+
+
+@settings(max_examples=200, deadline=None)
+@given(grades_lists, grades_lists, ks, st.integers(min_value=1, max_value=3))
+def test_all_metrics_in_unit_interval(rels, unretrieved, k, thr):
+    r = M.ranking_metrics(rels, k, thr, unretrieved, idcg="all_judged")
+    for name in ("P@k", "RR@k", "hit@k", "nDCG@k"):
+        assert 0.0 <= r[name] <= 1.0 + 1e-12
+    assert r["R@k"] is None or 0.0 <= r["R@k"] <= 1.0
+    assert 0.0 <= M.ndcg_at_k(rels, k) <= 1.0 + 1e-12
+
+
+@settings(max_examples=200, deadline=None)
+@given(grades_lists, ks)
+def test_ideal_order_gives_ndcg_one(rels, k):
+    ideal = sorted(rels, reverse=True)
+    if any(g > 0 for g in ideal[:k]):
+        assert M.ndcg_at_k(ideal, k) == pytest.approx(1.0)
+        assert M.ndcg_at_k(ideal, k, all_grades=rels) == pytest.approx(1.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(grades_lists, st.integers(min_value=0, max_value=5), st.integers(min_value=1, max_value=3))
+def test_recall_never_falls_as_k_grows(rels, extra_relevant, thr):
+    n_rel = sum(g >= thr for g in rels) + extra_relevant
+    values = [M.recall_at_k(rels, k, n_rel, thr) for k in range(1, len(rels) + 3)]
+    if n_rel == 0:
+        assert all(v is None for v in values)
+    else:
+        assert values == sorted(values)
+
+
+@settings(max_examples=200, deadline=None)
+@given(grades_lists, ks, st.integers(min_value=1, max_value=3))
+def test_precision_times_k_is_hits(rels, k, thr):
+    hits = sum(g >= thr for g in rels[:k])
+    assert M.precision_at_k(rels, k, thr) * k == pytest.approx(hits)
