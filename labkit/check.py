@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from labkit import metrics
@@ -61,11 +62,71 @@ def _n_documents() -> int:
     return len(load_corpus())
 
 
+@lru_cache(maxsize=1)
+def _handbook_hits() -> tuple:
+    """Chapter 01's setting, recomputed: hit@10 of BM25 and dense per query, and the per-slice table."""
+    from labkit import fusion
+    from labkit.chunking import chunk_corpus, spans_to_qrels
+    from labkit.data import load_corpus, load_queries
+    from labkit.retrieval import BM25Retriever, DenseRetriever, make_run
+
+    queries = load_queries()
+    chunks = chunk_corpus(load_corpus(), 128, 32)
+    qrels = spans_to_qrels(queries, chunks)
+    runs = {
+        "bm25": make_run(BM25Retriever(chunks), queries, 100),
+        "dense": make_run(DenseRetriever(chunks), queries, 100),
+    }
+    table = fusion.hybrid_table(runs, qrels, {q.qid: q.slice for q in queries}, c=60, k=10)
+    hits = {
+        name: metrics.evaluate({q: r[:10] for q, r in run.items()}, qrels, ("hit@10",)).per_query["hit@10"]
+        for name, run in runs.items()
+    }
+    return table, hits
+
+
+def _only_dense() -> int:
+    _, hits = _handbook_hits()
+    return int(((hits["bm25"] == 0) & (hits["dense"] == 1)).sum())
+
+
+TOY_BM25 = ["D7", "D2", "D9", "D4", "D1"]
+TOY_DENSE = ["D4", "D3", "D7", "D8", "D2"]
+
+
+def _toy_rrf(**kwargs):
+    from labkit import fusion
+
+    return fusion.rrf([TOY_BM25, TOY_DENSE], **kwargs)
+
+
 EXERCISES: dict[str, Exercise] = {
     "0.1": Exercise(
         "how many documents does the handbook hold?",
         _n_documents,
         "len(corpus) counts the documents loaded by load_corpus()",
+    ),
+    "1.1": Exercise(
+        "the fused score of D2 in the toy example (c=60)",
+        lambda: round(_toy_rrf(c=60)[1]["D2"], 5),
+        "D2 is rank 2 for BM25 and rank 5 for dense: 1/(60+2) + 1/(60+5)",
+        tol=1e-5,
+    ),
+    "1.2": Exercise(
+        "the first document of the toy fusion with weights [0.2, 1.0]",
+        lambda: _toy_rrf(c=60, weights=[0.2, 1.0])[0][0],
+        "multiply each list's contribution by its weight: BM25's ranks now count five times less",
+    ),
+    "1.3": Exercise(
+        "the retriever with the highest Recall@10 on the real slice",
+        lambda: _handbook_hits()[0]["R@10"].loc["real"].idxmax(),
+        "read the R@10 columns of the per-slice table, row 'real'",
+    ),
+    "1.4": Exercise(
+        "queries with the gold chunk in the dense top 10 but not in the BM25 top 10",
+        _only_dense,
+        "count queries where hit@10 is 1 for dense and 0 for bm25 (the 'only dense' column, summed)",
+        tol=0,
     ),
     "3.1": Exercise(
         "P@3 of the running example [0, 2, 0, 3, 1] with thr=1",

@@ -17,12 +17,13 @@ Every function returns new objects and never mutates its input.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from numbers import Real
 
-__all__ = ["rrf", "combsum"]
+__all__ = ["rrf", "combsum", "fuse_runs", "hybrid_table"]
 
 
 def _check_rankings(rankings: Sequence[Sequence[str]]) -> list[list[str]]:
@@ -32,10 +33,10 @@ def _check_rankings(rankings: Sequence[Sequence[str]]) -> list[list[str]]:
     for i, r in enumerate(rankings):
         if isinstance(r, str) or not isinstance(r, Sequence):
             raise ValueError(f"rankings[{i}] must be a list of document ids, got {type(r).__name__}")
-        dup = [d for d, n in Counter(r).items() if n > 1]
-        if dup:
+        if len(set(r)) != len(r):
+            dup = next(d for d, n in Counter(r).items() if n > 1)
             raise ValueError(
-                f"rankings[{i}] lists {dup[0]!r} more than once: de-duplicate each ranking before fusing "
+                f"rankings[{i}] lists {dup!r} more than once: de-duplicate each ranking before fusing "
                 "(a duplicate would be counted twice)"
             )
         out.append(list(r))
@@ -82,8 +83,10 @@ def rrf(
     for ranking, weight in zip(lists, w, strict=True):
         for rank, doc in enumerate(ranking, start=1):
             score[doc] = score.get(doc, 0.0) + weight / (c + rank)
-    fused = sorted(score, key=lambda d: (-score[d], d))
-    return (fused if top_n is None else fused[:top_n]), score
+    if top_n is None:
+        return sorted(score, key=lambda d: (-score[d], d)), score
+    best = heapq.nsmallest(top_n, score.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [d for d, _ in best], score
 
 
 def combsum(
@@ -107,3 +110,46 @@ def combsum(
             total[doc] = total.get(doc, 0.0) + weight * norm
     fused = sorted(total, key=lambda d: (-total[d], d))
     return (fused if top_n is None else fused[:top_n]), total
+
+
+def fuse_runs(
+    runs: Sequence[Mapping[str, Sequence[str]]],
+    c: float = 60,
+    weights: Sequence[float] | None = None,
+    top_n: int | None = 10,
+) -> dict[str, list[str]]:
+    """RRF applied query by query to several ranked runs ``{qid: [doc, ...]}``; returns a new run.
+
+    A query missing from one run is fused from the others.
+    """
+    if not runs:
+        raise ValueError("runs is empty: give e.g. [bm25_run, dense_run]")
+    w = _check_weights(weights, len(runs))
+    qids = sorted(set().union(*runs))
+    out = {}
+    for qid in qids:
+        present = [(run[qid], wi) for run, wi in zip(runs, w, strict=True) if qid in run]
+        fused, _ = rrf([r for r, _ in present], c=c, top_n=top_n, weights=[wi for _, wi in present])
+        out[qid] = fused
+    return out
+
+
+def hybrid_table(
+    runs: Mapping[str, Mapping[str, Sequence[str]]],
+    qrels: Mapping[str, Mapping[str, int]],
+    groups: Mapping[str, str],
+    c: float = 60,
+    weights: Sequence[float] | None = None,
+    k: int = 10,
+    metrics: Sequence[str] = ("R@10", "nDCG@10"),
+):
+    """Per-slice metrics of each run and of their RRF fusion (named ``hybrid``): the chapter 01 table.
+
+    ``runs``: ``{name: {qid: [doc, ...]}}``, ideally deeper than ``k`` (fusion
+    can lift a document from rank 30 of one list into the top ``k``).
+    """
+    from labkit.metrics import compare_runs
+
+    fused = fuse_runs(list(runs.values()), c=c, weights=weights, top_n=k)
+    cut = {name: {q: list(r[:k]) for q, r in run.items()} for name, run in runs.items()}
+    return compare_runs({**cut, "hybrid": fused}, qrels, groups, metrics)

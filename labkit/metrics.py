@@ -51,6 +51,8 @@ __all__ = [
     "Evaluation",
     "parse_metric",
     "ranking_metrics",
+    "evaluate_by_group",
+    "compare_runs",
 ]
 
 
@@ -565,3 +567,48 @@ def ranking_metrics(
         "IDCG@k": ideal,
         "nDCG@k": ndcg_at_k(grades, k, None if idcg == "retrieved" else all_grades),
     }
+
+
+def evaluate_by_group(
+    run: Any,
+    qrels: Any,
+    groups: Mapping[str, str],
+    metrics: Iterable[str] = ("R@10", "nDCG@10"),
+    thr: float = 1,
+    idcg: str = "all_judged",
+    total: str | None = "all",
+) -> pd.DataFrame:
+    """Mean of each metric per group of queries (e.g. per slice), plus an overall row named ``total``.
+
+    ``groups``: ``{qid: group}`` for every judged query (a query with no group is an error, not
+    silently dropped). Recall's NaNs (no relevant document) are left out of each mean.
+    """
+    res = evaluate(run, qrels, metrics, thr=thr, idcg=idcg)
+    missing = [q for q in res.per_query.index if q not in groups]
+    if missing:
+        raise ValueError(f"groups has no entry for {len(missing)} judged queries, e.g. {missing[0]!r}")
+    table = res.per_query.groupby(res.per_query.index.map(groups)).mean()
+    table.index.name = "group"
+    if total is not None:
+        table.loc[total] = res.mean
+    return table
+
+
+def compare_runs(
+    runs: Mapping[str, Any],
+    qrels: Any,
+    groups: Mapping[str, str],
+    metrics: Iterable[str] = ("R@10", "nDCG@10"),
+    thr: float = 1,
+    idcg: str = "all_judged",
+) -> pd.DataFrame:
+    """:func:`evaluate_by_group` for several named runs side by side.
+
+    Rows are groups (plus ``all``); columns are ``(metric, run name)``.
+    """
+    import pandas as pd
+
+    metrics = tuple(metrics)
+    tables = {name: evaluate_by_group(run, qrels, groups, metrics, thr, idcg) for name, run in runs.items()}
+    out = pd.concat(tables, axis=1).swaplevel(0, 1, axis=1)
+    return out[[(m, name) for m in metrics for name in runs]]

@@ -15,7 +15,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from labkit import metrics
 
-__all__ = ["plot_gain_discount", "plot_pipeline"]
+__all__ = ["plot_gain_discount", "plot_pipeline", "plot_run_comparison"]
 
 BLUE, ORANGE, GREY, GREEN = "#3b6ea8", "#e08a2c", "#9a9a9a", "#4c9a5b"
 
@@ -111,6 +111,36 @@ def plot_pipeline() -> Figure:
         fontsize=8.5,
     )
     ax.text(6.0, 0.2, "triage (ch. 07): which stage failed for each trace?", ha="center", fontsize=8, color="#444444")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_run_comparison(table, metric: str = "R@10", title: str | None = None) -> Figure:
+    """Grouped bars of one metric from :func:`labkit.metrics.compare_runs`: one group per slice."""
+    sub = table[metric]
+    groups, names = list(sub.index), list(sub.columns)
+    width = 0.8 / len(names)
+    colors = [BLUE, ORANGE, GREEN, GREY]
+    fig, ax = plt.subplots(figsize=(7.0, 3.0))
+    for j, name in enumerate(names):
+        xs = [i + (j - (len(names) - 1) / 2) * width for i in range(len(groups))]
+        bars = ax.bar(xs, sub[name].to_numpy(), width=width * 0.95, label=name, color=colors[j % len(colors)])
+        for bar in bars:
+            ax.annotate(
+                f"{bar.get_height():.2f}",
+                (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                xytext=(0, 2),
+                textcoords="offset points",
+                ha="center",
+                fontsize=7,
+            )
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups)
+    ax.set_ylim(0, 1.08)
+    ax.set_ylabel(metric)
+    ax.set_title(title or f"{metric} per slice", fontsize=10)
+    ax.legend(fontsize=8, frameon=False, ncols=len(names), loc="lower right")
     fig.tight_layout()
     plt.close(fig)
     return fig

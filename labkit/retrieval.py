@@ -23,7 +23,7 @@ from typing import Any
 
 from labkit.chunking import Chunk
 
-__all__ = ["BM25Retriever", "DenseRetriever", "HybridRetriever", "make_run"]
+__all__ = ["BM25Retriever", "DenseRetriever", "HybridRetriever", "make_run", "runs_by_name", "side_by_side"]
 
 Hit = tuple[str, float]
 
@@ -62,7 +62,9 @@ class BM25Retriever:
     negative. ``"robertson"`` is the classic formula and ranks like
     ``rank_bm25.BM25Okapi`` except for terms in more than half of the chunks,
     whose IDF goes negative there (BM25Okapi floors it at ``epsilon`` times
-    the mean IDF); the tests check that agreement.
+    the mean IDF); the tests check that agreement. bm25s leaves the constant
+    ``(k1 + 1)`` out of the numerator, so its scores are rank_bm25's divided by
+    ``k1 + 1``; rankings are unchanged.
     """
 
     name = "bm25"
@@ -189,3 +191,24 @@ def runs_by_name(retrievers: Mapping[str, Any], queries: Iterable[Any], k: int =
     """:func:`make_run` for several named retrievers."""
     queries = list(queries)
     return {name: make_run(r, queries, k) for name, r in retrievers.items()}
+
+
+def side_by_side(question: str, retrievers: Mapping[str, Any], k: int = 5, judged: Mapping[str, int] | None = None):
+    """One question, each retriever's top ``k`` chunk ids in a column (rank = row).
+
+    ``judged``: the question's chunk grades (from :func:`labkit.chunking.spans_to_qrels`); gold chunks
+    are then marked ``<id>  [gold 3]``.
+    """
+    import pandas as pd
+
+    _check_query(question)
+    judged = judged or {}
+
+    def label(d: str) -> str:
+        return f"{d}  [gold {judged[d]}]" if judged.get(d, 0) > 0 else d
+
+    cols = {name: [label(d) for d, _ in r.search(question, k)] for name, r in retrievers.items()}
+    n = max((len(v) for v in cols.values()), default=0)
+    frame = pd.DataFrame({name: v + [""] * (n - len(v)) for name, v in cols.items()})
+    frame.index = pd.RangeIndex(1, n + 1, name="rank")
+    return frame

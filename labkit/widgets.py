@@ -16,9 +16,17 @@ import ipywidgets as w
 import matplotlib.pyplot as plt
 from IPython.display import display
 
-from labkit import metrics, plots
+from labkit import fusion, metrics, plots, retrieval
 
-__all__ = ["MetricsPlayground", "metrics_playground", "parse_grades", "metrics_html"]
+__all__ = [
+    "MetricsPlayground",
+    "metrics_playground",
+    "parse_grades",
+    "metrics_html",
+    "FusionExplorer",
+    "QuestionBox",
+    "table_html",
+]
 
 LAYOUT = w.Layout(width="440px")
 STYLE = {"description_width": "150px"}
@@ -81,7 +89,7 @@ class MetricsPlayground(w.VBox):
             options=[("book: re-sort retrieved", "retrieved"), ("trec_eval: all judged", "all_judged")],
             value=idcg,
             description="IDCG",
-            style=STYLE,
+            style={**STYLE, "button_width": "auto"},
         )
         self.position = w.Dropdown(
             options=list(range(1, len(grades) + 1)),
@@ -112,6 +120,7 @@ class MetricsPlayground(w.VBox):
                 w.HBox([self.table, self.chart]),
             ]
         )
+        self.add_class("lk-playground")
         self._update()
 
     def current_grades(self) -> list[float]:
@@ -157,3 +166,115 @@ def metrics_playground(
 ) -> MetricsPlayground:
     """The chapter 03 playground (see :class:`MetricsPlayground`)."""
     return MetricsPlayground(grades, k, thr, unretrieved)
+
+
+def table_html(table) -> str:
+    """A metrics table (rows = slices, columns = (metric, retriever)) as HTML with ``data-cell`` keys."""
+    metrics_, names = table.columns.get_level_values(0), table.columns.get_level_values(1)
+    head = "".join(f"<th>{html.escape(m)}<br>{html.escape(n)}</th>" for m, n in zip(metrics_, names, strict=True))
+    rows = []
+    for group, row in table.iterrows():
+        cells = "".join(
+            f'<td class="lk-value" data-cell="{html.escape(f"{m}|{n}|{group}")}" style="font-family:monospace">'
+            f"{v:.4f}</td>"
+            for (m, n), v in row.items()
+        )
+        rows.append(f"<tr><th>{html.escape(str(group))}</th>{cells}</tr>")
+    return f'<table class="lk-result"><tr><th>slice</th>{head}</tr>{"".join(rows)}</table>'
+
+
+def _ranking_html(ranking: list[tuple[str, float]], judged: dict[str, int], title: str) -> str:
+    items = []
+    for chunk_id, score in ranking:
+        grade = judged.get(chunk_id, 0)
+        mark = f" <b style='color:#2e7d32'>gold, grade {grade}</b>" if grade else ""
+        items.append(
+            f'<li class="lk-rank" data-chunk="{html.escape(chunk_id)}">'
+            f"<code>{html.escape(chunk_id)}</code> {score:.5f}{mark}</li>"
+        )
+    return f"<div><b>{html.escape(title)}</b><ol>{''.join(items)}</ol></div>"
+
+
+class FusionExplorer(w.VBox):
+    """Sliders for RRF's ``c`` and one weight per retriever; per-slice metrics and one fused ranking update.
+
+    Wraps :func:`labkit.fusion.hybrid_table` and :func:`labkit.fusion.rrf`. ``runs`` are the
+    retrievers' deep rankings ``{name: {qid: [chunk ids]}}``, computed once, so a slider move
+    only re-fuses and re-evaluates.
+    """
+
+    def __init__(self, runs, qrels, groups, questions, c=60, k=10, top_n=5, query=None):
+        self.runs, self.qrels, self.groups, self.k, self.top_n = runs, qrels, groups, k, top_n
+        self.c = w.IntSlider(value=c, min=1, max=200, description="RRF constant c", continuous_update=False,
+                             layout=LAYOUT, style=STYLE)  # fmt: skip
+        self.weights = {
+            name: w.FloatSlider(
+                value=1.0,
+                min=0.0,
+                max=2.0,
+                step=0.1,
+                description=f"weight {name}",
+                continuous_update=False,
+                layout=LAYOUT,
+                style=STYLE,
+            )  # fmt: skip
+            for name in runs
+        }
+        options = [(f"{qid}: {text[:70]}", qid) for qid, text in questions.items()]
+        self.query = w.Dropdown(options=options, value=query or options[0][1], description="query",
+                                layout=w.Layout(width="640px"), style=STYLE)  # fmt: skip
+        self.table = w.HTML()
+        self.ranking = w.HTML()
+        self.result: dict = {}
+        for control in (self.c, self.query, *self.weights.values()):
+            control.observe(self._update, names="value")
+        super().__init__([self.c, *self.weights.values(), self.table, self.query, self.ranking])
+        self.add_class("lk-fusion-explorer")
+        self._update()
+
+    def _update(self, _change=None) -> None:
+        weights = [s.value for s in self.weights.values()]
+        table = fusion.hybrid_table(self.runs, self.qrels, self.groups, c=self.c.value, weights=weights, k=self.k)
+        qid = self.query.value
+        fused, score = fusion.rrf([run[qid] for run in self.runs.values()], c=self.c.value, top_n=self.top_n,
+                                  weights=weights)  # fmt: skip
+        ranking = [(d, score[d]) for d in fused]
+        self.result = {"table": table.round(4), "ranking": [d for d, _ in ranking]}
+        self.table.value = table_html(table)
+        self.ranking.value = _ranking_html(ranking, self.qrels.get(qid, {}), f"fused top {self.top_n} for {qid}")
+
+
+class QuestionBox(w.VBox):
+    """Type any question; see each retriever's top ``k`` side by side (wraps :func:`retrieval.side_by_side`)."""
+
+    def __init__(self, retrievers, question="I can't sign in to the VPN from home", k=5):
+        self.retrievers, self.k = retrievers, k
+        self.text = w.Text(value=question, description="question", continuous_update=False,
+                           layout=w.Layout(width="640px"), style=STYLE)  # fmt: skip
+        self.output = w.HTML()
+        self.message = w.HTML()
+        self.result = None
+        self.text.observe(self._update, names="value")
+        super().__init__([self.text, self.message, self.output])
+        self.add_class("lk-question-box")
+        self._update()
+
+    def _update(self, _change=None) -> None:
+        try:
+            frame = retrieval.side_by_side(self.text.value, self.retrievers, self.k)
+        except ValueError as err:
+            self.message.value = f'<span class="lk-error" style="color:#b00020">{html.escape(str(err))}</span>'
+            return
+        self.message.value = ""
+        self.result = frame
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns)
+        body = "".join(
+            f"<tr><th>{rank}</th>"
+            + "".join(
+                f'<td data-cell="{html.escape(f"{c}|{rank}")}"><code>{html.escape(v)}</code></td>'
+                for c, v in row.items()
+            )  # fmt: skip
+            + "</tr>"
+            for rank, row in frame.iterrows()
+        )
+        self.output.value = f'<table class="lk-result"><tr><th>rank</th>{head}</tr>{body}</table>'

@@ -103,7 +103,9 @@ kept_share(3)
 # NBVAL_IGNORE_OUTPUT
 import ipywidgets
 
-demo = ipywidgets.interactive(kept_share, rank=ipywidgets.IntSlider(value=3, min=1, max=20, description="rank"))
+demo = ipywidgets.interactive(
+    kept_share, {"auto_display": True}, rank=ipywidgets.IntSlider(value=3, min=1, max=20, description="rank")
+)
 demo
 
 # %% [markdown]

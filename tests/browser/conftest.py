@@ -1,0 +1,201 @@
+"""Fixtures of the browser tests: a private JupyterLab server, Debian's Chromium driven by Playwright.
+
+Every test in this folder is marked ``browser`` (``make browser``; ``make unit`` leaves them out).
+See the "JupyterLab in a real browser" section of the field notes for why each setting is here.
+
+- No Chromium binary found -> the tests are skipped with a loud reason, unless
+  ``LABKIT_REQUIRE_BROWSER=1`` (CI), where they fail instead.
+- ``LABKIT_CHROMIUM=/path/to/chromium`` picks another binary.
+- Never ``playwright install``: the tests only drive the system's Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from labdriver import (
+    CHROMIUM_ARGS,
+    EXPECT_TIMEOUT_MS,
+    LAB_SETTINGS,
+    NOTEBOOKS,
+    ROOT,
+    LabNotebook,
+    Server,
+    find_chromium,
+    free_port,
+)
+
+_skipped_for_no_browser: list[str] = []
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects, so a test file that forgets pytestmark is still marked
+def pytest_collection_modifyitems(items):
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _skipped_for_no_browser:
+        terminalreporter.write_sep("!", "BROWSER TESTS SKIPPED", red=True, bold=True)
+        terminalreporter.write_line(_skipped_for_no_browser[0], red=True)
+
+
+# ---------------------------------------------------------------- Chromium
+
+
+def _no_browser(reason: str) -> None:
+    if os.environ.get("LABKIT_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"LABKIT_REQUIRE_BROWSER=1 but {reason}", pytrace=False)
+    message = (
+        f"BROWSER TESTS SKIPPED: {reason}. Install Debian's Chromium (`apt-get install chromium`) "
+        "or point LABKIT_CHROMIUM at a Chromium binary; set LABKIT_REQUIRE_BROWSER=1 to make this a failure."
+    )
+    if message not in _skipped_for_no_browser:
+        _skipped_for_no_browser.append(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = find_chromium()
+    if path is None:
+        where = os.environ.get("LABKIT_CHROMIUM") or "chromium on PATH and /usr/bin/chromium"
+        _no_browser(f"no Chromium binary found (looked at {where})")
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    try:
+        from playwright.sync_api import expect, sync_playwright
+    except ImportError as err:  # pragma: no cover - playwright is in requirements.txt
+        _no_browser(f"Python playwright is not importable ({err})")
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh context per test: no cookies or local storage carried between notebooks."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+    context.set_default_timeout(EXPECT_TIMEOUT_MS)
+    pg = context.new_page()
+    try:
+        yield pg
+    finally:
+        context.close()
+
+
+# ---------------------------------------------------------------- servers
+
+
+@pytest.fixture(scope="session")
+def lab_server(chromium_path, tmp_path_factory) -> Iterator[Server]:
+    """JupyterLab on a free loopback port, no token, root dir notebooks/, private settings and workspaces."""
+    tmp = tmp_path_factory.mktemp("jupyterlab")
+    settings = tmp / "settings"
+    for rel, value in LAB_SETTINGS.items():
+        f = settings / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(json.dumps(value))
+    env = dict(os.environ)
+    env.update(
+        JUPYTERLAB_SETTINGS_DIR=str(settings),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
+        JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
+    )
+    port = free_port()
+    argv = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=",
+        "--ServerApp.disable_check_xsrf=True",  # lets the fixture DELETE kernels with plain urllib (loopback only)
+        f"--ServerApp.root_dir={NOTEBOOKS}",
+        f"--LabApp.user_settings_dir={settings}",
+        f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+        f"--FileCheckpoints.checkpoint_dir={tmp / 'checkpoints'}",  # not notebooks/.ipynb_checkpoints
+        "--LabApp.extension_manager=readonly",
+        "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI runners often run as root
+        argv.append("--allow-root")
+    server = Server("jupyterlab", argv, port, tmp / "jupyterlab.log", env, cwd=NOTEBOOKS)
+    try:
+        server.wait_ready("/api/status")
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def lab(lab_server) -> Iterator[Server]:
+    """The shared server with no kernel running before and after the test (kernels survive page loads).
+
+    Also checks that JupyterLab saved nothing: the tests must never rewrite a committed notebook.
+    """
+    lab_server.shutdown_kernels()
+    log_start = len(lab_server.log_text())
+    try:
+        yield lab_server
+    finally:
+        lab_server.shutdown_kernels()
+        saved = [line for line in lab_server.log_text()[log_start:].splitlines() if "Saving file at" in line]
+        assert not saved, f"JupyterLab saved a file during the test (autosave must be off): {saved}"
+
+
+@pytest.fixture
+def start_voila(chromium_path, tmp_path) -> Iterator[Callable[[str], Server]]:
+    """Start Voila on one notebook (``start_voila("03_metrics_by_hand")``); stopped by PID afterwards."""
+    servers: list[Server] = []
+
+    def start(stem: str) -> Server:
+        port = free_port()
+        argv = [
+            sys.executable,
+            "-m",
+            "voila",
+            "--no-browser",
+            f"--port={port}",
+            "--Voila.port_retries=0",
+            "--Voila.ip=127.0.0.1",
+            "--strip_sources=True",
+            str(NOTEBOOKS / f"{stem}.ipynb"),
+        ]
+        env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+        server = Server("voila", argv, port, tmp_path / "voila.log", env, cwd=ROOT)
+        servers.append(server)
+        server.wait_ready(None)
+        return server
+
+    try:
+        yield start
+    finally:
+        for s in servers:
+            s.stop()
+
+
+@pytest.fixture
+def open_notebook(page, lab) -> Callable[[str], LabNotebook]:
+    def open_(stem: str) -> LabNotebook:
+        nb = LabNotebook(page, lab, stem)
+        nb.open_and_run_all()
+        return nb
+
+    return open_

@@ -1,0 +1,331 @@
+"""Helpers of the browser tests (imported by conftest.py and the tests): servers, Chromium, JupyterLab pages."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from labkit import metrics
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+SCREENSHOTS = ROOT / "docs" / "img"
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+EXPECT_TIMEOUT_MS = 60_000  # a cold kernel plus Run All; Playwright's default 5 s is far too short
+SERVER_START_TIMEOUT_S = 90
+SCREENSHOT_MAX_BYTES = 200_000
+WIDGET_TIMEOUT_S = 20.0  # once the kernel is warm one widget round trip takes well under a second
+
+# The three settings of the field notes: render every cell (no virtual scrolling), no news pop-up, never save.
+LAB_SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false"},
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+}
+
+
+def find_chromium() -> str | None:
+    """The Chromium binary to drive, or None.
+
+    ``$LABKIT_CHROMIUM`` when set (and then only it), else ``chromium`` on PATH, else ``/usr/bin/chromium``.
+    """
+    chosen = os.environ.get("LABKIT_CHROMIUM")
+    if chosen:
+        candidates = [chosen]
+    else:
+        candidates = [shutil.which("chromium"), shutil.which("chromium-browser"), "/usr/bin/chromium"]
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+# ---------------------------------------------------------------- servers
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A child process serving HTTP on 127.0.0.1; stopped by its PID (and its process group)."""
+
+    def __init__(self, name: str, argv: list[str], port: int, log: Path, env: dict[str, str], cwd: Path):
+        self.name, self.port, self.log = name, port, log
+        self.url = f"http://127.0.0.1:{port}"
+        self._log_file = log.open("wb")
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def log_text(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def log_tail(self, n: int = 40) -> str:
+        return "\n".join(self.log_text().splitlines()[-n:]) or "(empty log)"
+
+    def wait_ready(self, path: str | None, timeout: float = SERVER_START_TIMEOUT_S) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with {self.proc.returncode}:\n{self.log_tail()}")
+            try:
+                if path is None:  # only "is it listening?": a GET on a Voila page would execute the notebook
+                    socket.create_connection(("127.0.0.1", self.port), timeout=5).close()
+                    return
+                with urllib.request.urlopen(self.url + path, timeout=5) as r:
+                    if r.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.25)
+        self.stop()
+        raise RuntimeError(f"{self.name} did not answer {path} within {timeout:.0f} s:\n{self.log_tail()}")
+
+    def stop(self) -> None:
+        """SIGTERM to the PID (the server then shuts its kernels down); SIGKILL to its process group if it hangs."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        try:  # a kernel it failed to shut down lives in the same process group (start_new_session=True)
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self._log_file.close()
+
+    # ---- REST helpers (no token: the server was started with an empty one)
+
+    def api(self, method: str, path: str) -> object:
+        req = urllib.request.Request(self.url + path, method=method)
+        with urllib.request.urlopen(req, timeout=30) as r:
+            body = r.read()
+        return json.loads(body) if body else None
+
+    def shutdown_kernels(self) -> None:
+        """Delete every session (which shuts its kernel down), then any kernel left."""
+        for s in self.api("GET", "/api/sessions"):
+            self.api("DELETE", f"/api/sessions/{s['id']}")
+        for k in self.api("GET", "/api/kernels"):
+            self.api("DELETE", f"/api/kernels/{k['id']}")
+        deadline = time.monotonic() + 20
+        while self.api("GET", "/api/kernels") and time.monotonic() < deadline:
+            time.sleep(0.2)
+
+
+def save_screenshot(locator, stem: str) -> Path:
+    """Element screenshot of a chapter's main widget -> docs/img/<stem>.png (rewritten only if it changed)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    data = locator.screenshot(animations="disabled", caret="hide")
+    path = SCREENSHOTS / f"{stem}.png"
+    assert len(data) < SCREENSHOT_MAX_BYTES, f"{stem}: screenshot is {len(data)} bytes, keep it under 200 KB"
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
+    return path
+
+
+# ---------------------------------------------------------------- JupyterLab pages
+
+
+class LabNotebook:
+    """One notebook opened in JupyterLab, outputs cleared and every cell run in a fresh kernel."""
+
+    def __init__(self, page, server: Server, stem: str):
+        self.page, self.server, self.stem = page, server, stem
+
+    def status_idle(self):
+        from playwright.sync_api import expect
+
+        # the status bar's kernel item ("Python 3 (ipykernel) | Idle"), not the toolbar indicator,
+        # which says idle before the kernel exists
+        expect(
+            self.page.locator(".jp-StatusBar-TextItem").filter(has_text=re.compile(r"\|\s*Idle")).first,
+            f"{self.stem}: kernel never became idle",
+        ).to_be_visible()
+
+    def menu(self, top: str, item: str) -> None:
+        self.page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{re.escape(top)}$")).click()
+        self.page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$")).click()
+
+    def open_and_run_all(self) -> None:
+        page = self.page
+        # ?reset: an empty workspace, so no other notebook is restored (and no second kernel started)
+        page.goto(f"{self.server.url}/lab/tree/{self.stem}.ipynb?reset")
+        self.status_idle()
+        # Stored outputs (and stored widget state) must not be mistaken for live widgets: clear them first.
+        self.menu("Edit", "Clear Outputs of All Cells")
+        page.wait_for_function(f"() => {{ const p = {PROMPTS}; return p.numbered === 0; }}")
+        self.menu("Run", "Run All Cells")
+        deadline = time.monotonic() + EXPECT_TIMEOUT_MS / 1000
+        stalled_since = None
+        while True:
+            p = page.evaluate(f"() => {PROMPTS}")
+            if p["total"] and p["numbered"] == p["total"]:
+                break
+            # Run All stops at the first error: nothing queued any more but cells left unrun
+            stalled = p["queued"] == 0 and p["numbered"] > 0
+            stalled_since = (stalled_since or time.monotonic()) if stalled else None
+            if (stalled_since and time.monotonic() - stalled_since > 2) or time.monotonic() > deadline:
+                raise AssertionError(
+                    f"{self.stem}: Run All Cells ran {p['numbered']} of {p['total']} code cells"
+                    + (f"; error output:\n{self.errors()}" if self.errors() else " before the timeout")
+                )
+            time.sleep(0.2)
+        self.status_idle()
+        errors = self.errors()
+        assert not errors, f"{self.stem}: a cell failed under Run All Cells:\n{errors}"
+
+    def errors(self) -> str:
+        """Text of error outputs (tracebacks) in the notebook, if any."""
+        tb = self.page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+        texts = [t for t in tb.all_inner_texts() if "Traceback" in t or "Error" in t]
+        return "\n".join(texts)[-3000:]
+
+
+# How many code cells are run ("[12]:") and queued ("[*]:") on the page.
+PROMPTS = (
+    "(() => { const t = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(e => e.textContent);"
+    " return {total: t.length, numbered: t.filter(s => /\\[\\d+\\]/.test(s)).length,"
+    " queued: t.filter(s => s.includes('[*]')).length}; })()"
+)
+
+
+# ---------------------------------------------------------------- widgets
+
+
+def fmt(v: float | None) -> str:
+    """How the playground prints a metric (labkit.widgets._fmt, restated so a bug there is caught)."""
+    return "undefined" if v is None else f"{v:.4f}"
+
+
+def grades_text(grades: list[int]) -> str:
+    return ", ".join(str(g) for g in grades)
+
+
+def exact(text: str) -> re.Pattern:
+    return re.compile(f"^\\s*{re.escape(text)}\\s*$")
+
+
+def poll(read, want, timeout: float = WIDGET_TIMEOUT_S):
+    """Read until ``read() == want`` or the timeout; return the last value read."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = read()
+        if got == want or time.monotonic() > deadline:
+            return got
+        time.sleep(0.1)
+
+
+class Playground:
+    """The 03 playground on the page, with the state the test has put it in."""
+
+    def __init__(self, page, stem: str = "03_metrics_by_hand"):
+        self.page, self.stem = page, stem
+        self.root = page.locator(".jp-OutputArea-output > .widget-vbox").filter(has=page.locator(".lk-result"))
+        self.grades, self.k, self.thr, self.unretrieved, self.idcg = [0, 2, 0, 3, 1], 5, 1, [2], "retrieved"
+
+    # -- controls
+    def slider(self, label: str):
+        return self.root.locator(".widget-slider").filter(has=self.page.locator("label", has_text=exact(label)))
+
+    def text(self, label: str):
+        return self.root.get_by_label(label, exact=True)
+
+    def button(self, label: str):
+        return self.root.locator("button", has_text=exact(label))
+
+    @property
+    def dropdown(self):
+        return self.root.locator(".widget-dropdown select")
+
+    # -- what the page shows
+    def table(self) -> dict[str, str]:
+        return self.root.locator(".lk-value").evaluate_all(
+            "els => Object.fromEntries(els.map(e => [e.dataset.metric, e.textContent.trim()]))"
+        )
+
+    def error(self) -> str:
+        err = self.root.locator(".lk-error")
+        return err.first.inner_text().strip() if err.count() else ""
+
+    def expected(self) -> dict[str, str]:
+        result = metrics.ranking_metrics(self.grades, self.k, self.thr, self.unretrieved, self.idcg)
+        return {name: fmt(v) for name, v in result.items()}
+
+    # -- checks
+    def check(self, widget: str) -> None:
+        """The table shows labkit's values for the current state, and no error."""
+        want = self.expected()
+        shown = poll(self.table, want)
+        if shown != want:
+            diffs = [
+                f"{name} shows {shown.get(name, '(missing)')}, labkit says {value}"
+                for name, value in want.items()
+                if shown.get(name) != value
+            ]
+            state = f"grades={self.grades} k={self.k} thr={self.thr} unretrieved={self.unretrieved} idcg={self.idcg!r}"
+            error = self.error()
+            raise AssertionError(
+                f"{self.stem}: {widget} -> {'; '.join(diffs)}"
+                + (f" [widget error: {error}]" if error else "")
+                + f" (for {state})"
+            )
+        assert not self.error(), f"{self.stem}: {widget} -> unexpected error {self.error()!r}"
+
+    def check_error(self, widget: str, *fragments: str) -> None:
+        """The error line names the problem; the table keeps the last valid values."""
+        before = self.expected()
+        shown = poll(lambda: all(f in self.error() for f in fragments), True)
+        assert shown, (
+            f"{self.stem}: {widget} -> error line shows {self.error() or '(nothing)'!r}, "
+            f"expected it to mention {' and '.join(map(repr, fragments))}"
+        )
+        assert self.table() == before, f"{self.stem}: {widget} -> the table changed although the input is invalid"
+
+    def check_control(self, widget: str, read, want: str) -> None:
+        shown = poll(read, want)
+        assert shown == want, f"{self.stem}: {widget} shows {shown!r}, expected {want!r}"
+
+    # -- actions
+    def press_slider(self, label: str, key: str, times: int = 1) -> None:
+        handle = self.slider(label).locator(".noUi-handle")
+        handle.focus()
+        for _ in range(times):
+            handle.press(key)
+
+    def type_text(self, label: str, value: str, key: str = "Enter") -> None:
+        box = self.text(label)
+        box.fill(value)
+        box.press(key)

@@ -1,0 +1,96 @@
+"""labkit.fusion: the source chapter's RRF printout, no mutation, properties, bad input."""
+
+import copy
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from labkit.fusion import combsum, fuse_runs, rrf
+
+BM25 = ["D7", "D2", "D9", "D4", "D1"]
+DENSE = ["D4", "D3", "D7", "D8", "D2"]
+
+
+def test_source_chapter_printout():
+    fused, s = rrf([BM25, DENSE])
+    lines = [str(fused[:5])] + [f"{d} {round(s[d], 5)}" for d in fused[:5]]
+    assert lines == [
+        "['D7', 'D4', 'D2', 'D3', 'D9']",
+        "D7 0.03227",
+        "D4 0.03202",
+        "D2 0.03151",
+        "D3 0.01613",
+        "D9 0.01587",
+    ]
+
+
+def test_inputs_are_not_mutated_and_results_are_new_objects():
+    rankings = [list(BM25), list(DENSE)]
+    before = copy.deepcopy(rankings)
+    fused, scores = rrf(rankings, top_n=3)
+    assert rankings == before
+    fused.append("X")
+    scores["X"] = 1.0
+    again, _ = rrf(rankings, top_n=3)
+    assert again == ["D7", "D4", "D2"]
+
+
+def test_weights_and_top_n():
+    fused, s = rrf([BM25, DENSE], weights=[0.2, 1.0], top_n=2)
+    assert fused == ["D4", "D7"]
+    assert s["D4"] == pytest.approx(0.2 / 64 + 1 / 61)
+    assert rrf([BM25, DENSE], weights=[1, 0])[0][:5] == BM25  # weight 0 switches a retriever off
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: rrf([["a", "b", "a"]]), "lists 'a' more than once"),
+        (lambda: rrf([BM25, DENSE], weights=[1]), "weights has 1 values for 2 rankings"),
+        (lambda: rrf([BM25], weights=[-1]), "weights must be numbers >= 0"),
+        (lambda: rrf([BM25], c=-5), "c must be a number >= 0"),
+        (lambda: rrf([BM25], top_n=0), "top_n must be"),
+        (lambda: rrf([]), "non-empty list"),
+        (lambda: rrf(["D1"]), "must be a list of document ids"),
+        (lambda: fuse_runs([]), "runs is empty"),
+        (lambda: combsum([]), "non-empty"),
+    ],
+)
+def test_bad_input(call, words):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert words in str(info.value)
+
+
+rankings_st = st.lists(
+    st.lists(st.sampled_from([f"d{i}" for i in range(12)]), unique=True, min_size=0, max_size=8), min_size=1, max_size=4
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rankings_st, st.randoms(use_true_random=False), st.integers(0, 100))
+def test_permuting_the_retrievers_changes_nothing(rankings, rnd, c):
+    shuffled = list(rankings)
+    rnd.shuffle(shuffled)
+    a, sa = rrf(rankings, c=c)
+    b, sb = rrf(shuffled, c=c)
+    assert a == b and sa.keys() == sb.keys()
+    assert all(sa[d] == pytest.approx(sb[d]) for d in sa)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rankings_st)
+def test_every_document_is_fused_once_and_scores_are_bounded(rankings):
+    fused, s = rrf(rankings, c=60)
+    assert sorted(fused) == sorted({d for r in rankings for d in r})
+    assert all(0 < s[d] <= len(rankings) / 61 for d in fused)
+    assert [s[d] for d in fused] == sorted((s[d] for d in fused), reverse=True)
+
+
+def test_fuse_runs_and_combsum():
+    runs = [{"q1": BM25, "q2": ["a"]}, {"q1": DENSE}]
+    fused = fuse_runs(runs, top_n=3)
+    assert fused == {"q1": ["D7", "D4", "D2"], "q2": ["a"]}
+    order, total = combsum([{"a": 10.0, "b": 0.0}, {"b": 0.9, "a": 0.1, "c": 0.5}])
+    assert order[0] == "a" and total["a"] == pytest.approx(1.0) and total["b"] == pytest.approx(1.0)
