@@ -20,7 +20,7 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks 00_welcome.ipynb
 
 ## test: lint, unit + property tests, every notebook under nbval, then the browser tests
-test: lint unit nbval
+test: lint unit nbval browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check labkit tests bench tools notebooks/src data/build_queries.py

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -13,6 +14,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from types import SimpleNamespace
 
 from labkit import metrics
 
@@ -329,3 +331,176 @@ class Playground:
         box = self.text(label)
         box.fill(value)
         box.press(key)
+
+
+# ---------------------------------------------------------------- chapter 01
+
+CH01_STEM = "01_rrf_hybrid_retrieval"
+
+
+@functools.cache
+def ch01_inputs() -> SimpleNamespace:
+    """What 01_rrf_hybrid_retrieval builds before its widgets, rebuilt here once per session (~7 s).
+
+    ``runs`` are each retriever's top 100 per labelled query; ``retrievers`` are the QuestionBox's three.
+    The dense vectors come from the committed cache in data/embeddings/, so nothing is embedded but queries.
+    """
+    from labkit.chunking import chunk_corpus, spans_to_qrels
+    from labkit.data import load_corpus, load_queries
+    from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+
+    queries = load_queries()
+    chunks = chunk_corpus(load_corpus(), 128, 32)
+    bm25, dense = BM25Retriever(chunks), DenseRetriever(chunks)
+    return SimpleNamespace(
+        queries={q.qid: q for q in queries},
+        qrels=spans_to_qrels(queries, chunks),
+        groups={q.qid: q.slice for q in queries},
+        runs={"bm25": make_run(bm25, queries, 100), "dense": make_run(dense, queries, 100)},
+        retrievers={"bm25": bm25, "dense": dense, "hybrid": HybridRetriever([bm25, dense], c=60)},
+    )
+
+
+def _diffs(shown: dict, want: dict) -> list[str]:
+    return [
+        f"{key} shows {shown.get(key, '(missing)')}, labkit says {value}"
+        for key, value in want.items()
+        if shown.get(key) != value
+    ] + [f"{key} shows {shown[key]}, labkit has no such cell" for key in shown if key not in want]
+
+
+class FusionExplorerPage:
+    """The 01 fusion explorer (``labkit.widgets.FusionExplorer``) on the page, with the state the test put it in."""
+
+    def __init__(self, page, stem: str = CH01_STEM):
+        self.page, self.stem = page, stem
+        self.root = page.locator(".lk-fusion-explorer")
+        self.c, self.weights, self.qid = 60, {"bm25": 1.0, "dense": 1.0}, "hr-h23"  # as the notebook creates it
+
+    # -- controls
+    def slider(self, label: str):
+        return self.root.locator(".widget-slider").filter(has=self.page.locator("label", has_text=exact(label)))
+
+    @property
+    def dropdown(self):
+        return self.root.locator(".widget-dropdown select")
+
+    # -- what the page shows
+    def table(self) -> dict[str, str]:
+        return self.root.locator("td.lk-value").evaluate_all(
+            "els => Object.fromEntries(els.map(e => [e.dataset.cell, e.textContent.trim()]))"
+        )
+
+    def ranking(self) -> list[str]:
+        """``"<chunk id> <score>"`` per fused rank, the id from ``data-chunk``, the score as printed."""
+        return self.root.locator("li.lk-rank").evaluate_all(
+            "els => els.map(e => e.dataset.chunk + ' ' + e.textContent.trim().split(/\\s+/)[1])"
+        )
+
+    def state(self) -> str:
+        return f"c={self.c} weights={self.weights} query={self.qid!r}"
+
+    def expected(self) -> tuple[dict[str, str], list[str]]:
+        from labkit import fusion
+
+        inp = ch01_inputs()
+        weights = [self.weights[name] for name in inp.runs]
+        table = fusion.hybrid_table(inp.runs, inp.qrels, inp.groups, c=self.c, weights=weights, k=10)
+        cells = {f"{m}|{n}|{group}": fmt(v) for group, row in table.iterrows() for (m, n), v in row.items()}
+        fused, score = fusion.rrf([run[self.qid] for run in inp.runs.values()], c=self.c, top_n=5, weights=weights)
+        return cells, [f"{d} {score[d]:.5f}" for d in fused]
+
+    # -- checks
+    def check(self, widget: str, previous: tuple | None = None) -> tuple:
+        """Every table cell and the fused top 5 show labkit's values for the current state.
+
+        ``previous``: what the last check expected; a move that changes nothing would prove nothing.
+        Returns what this check expected.
+        """
+        want_table, want_ranking = want = self.expected()
+        assert want != previous, f"{self.stem}: {widget} -> the test's move changes nothing ({self.state()})"
+        shown = poll(lambda: (self.table(), self.ranking()), want)
+        if shown != want:
+            problems = _diffs(shown[0], want_table)
+            if shown[1] != want_ranking:
+                problems.append(f"fused top 5 shows {shown[1]}, labkit says {want_ranking}")
+            raise AssertionError(f"{self.stem}: FusionExplorer {widget} -> {'; '.join(problems)} (for {self.state()})")
+        return want
+
+    def check_control(self, widget: str, read, want: str) -> None:
+        shown = poll(read, want)
+        assert shown == want, f"{self.stem}: FusionExplorer {widget} shows {shown!r}, expected {want!r}"
+
+    def readout(self, label: str) -> str:
+        return self.slider(label).locator(".widget-readout").inner_text().strip()
+
+    # -- actions
+    def press_slider(self, label: str, key: str, times: int = 1) -> None:
+        handle = self.slider(label).locator(".noUi-handle")
+        handle.focus()
+        for _ in range(times):
+            handle.press(key)
+
+
+class QuestionBoxPage:
+    """The 01 question box (``labkit.widgets.QuestionBox``): one question, each retriever's top 5 side by side."""
+
+    def __init__(self, page, stem: str = CH01_STEM, question: str = "my vpn says certificate expired what do i do"):
+        self.page, self.stem, self.question = page, stem, question
+        self.root = page.locator(".lk-question-box")
+
+    @property
+    def text(self):
+        return self.root.get_by_label("question", exact=True)
+
+    def columns(self) -> dict[str, list[str]]:
+        """``{retriever: [chunk id at rank 1, 2, ...]}`` from the ``data-cell="{retriever}|{rank}"`` cells."""
+        cells = self.root.locator("td[data-cell]").evaluate_all(
+            "els => els.map(e => [e.dataset.cell, e.textContent.trim()])"
+        )
+        out: dict[str, dict[int, str]] = {}
+        for key, text in cells:
+            name, rank = key.rsplit("|", 1)
+            out.setdefault(name, {})[int(rank)] = text
+        return {name: [ids[r] for r in sorted(ids)] for name, ids in out.items()}
+
+    def error(self) -> str:
+        err = self.root.locator(".lk-error")
+        return err.first.inner_text().strip() if err.count() else ""
+
+    def expected(self) -> dict[str, list[str]]:
+        from labkit.retrieval import side_by_side
+
+        frame = side_by_side(self.question, ch01_inputs().retrievers, k=5)
+        return {name: [re.sub(r"\s+\[gold \d+\]$", "", v) for v in frame[name]] for name in frame.columns}
+
+    def check(self, widget: str) -> None:
+        want = self.expected()
+        shown = poll(self.columns, want)
+        if shown != want:
+            problems = [
+                f"{name} shows {shown.get(name, '(missing)')}, labkit says {ids}"
+                for name, ids in want.items()
+                if shown.get(name) != ids
+            ]
+            error = self.error()
+            raise AssertionError(
+                f"{self.stem}: QuestionBox {widget} -> {'; '.join(problems)}"
+                + (f" [widget error: {error}]" if error else "")
+                + f" (for question {self.question!r})"
+            )
+        assert not self.error(), f"{self.stem}: QuestionBox {widget} -> unexpected error {self.error()!r}"
+
+    def check_error(self, widget: str, *fragments: str) -> None:
+        """The error line names the problem; the table keeps the last valid question's rankings."""
+        before = self.expected()
+        shown = poll(lambda: all(f in self.error() for f in fragments), True)
+        assert shown, (
+            f"{self.stem}: QuestionBox {widget} -> error line shows {self.error() or '(nothing)'!r}, "
+            f"expected it to mention {' and '.join(map(repr, fragments))}"
+        )
+        assert self.columns() == before, f"{self.stem}: QuestionBox {widget} -> the table changed on invalid input"
+
+    def ask(self, question: str, key: str = "Enter") -> None:
+        self.text.fill(question)
+        self.text.press(key)

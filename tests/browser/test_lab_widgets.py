@@ -13,12 +13,27 @@ import json
 import math
 
 import pytest
-from labdriver import NOTEBOOKS, LabNotebook, Playground, exact, grades_text, poll, save_screenshot
+from labdriver import (
+    NOTEBOOKS,
+    FusionExplorerPage,
+    LabNotebook,
+    Playground,
+    QuestionBoxPage,
+    ch01_inputs,
+    exact,
+    grades_text,
+    poll,
+    save_screenshot,
+)
 
 pytestmark = pytest.mark.browser
 
 # Notebooks whose stored outputs hold a widget, and the test that drives them.
-COVERED = {"00_welcome": "test_00_welcome", "03_metrics_by_hand": "test_03_metrics_by_hand"}
+COVERED = {
+    "00_welcome": "test_00_welcome",
+    "01_rrf_hybrid_retrieval": "test_01_rrf_hybrid_retrieval",
+    "03_metrics_by_hand": "test_03_metrics_by_hand",
+}
 
 
 def test_every_widget_notebook_is_covered():
@@ -75,6 +90,67 @@ def test_00_welcome(open_notebook):
     page.keyboard.type("20")
     page.keyboard.press("Enter")
     check("typed 20 in the readout", 20)
+
+
+# ---------------------------------------------------------------- 01_rrf_hybrid_retrieval
+
+
+def test_01_rrf_hybrid_retrieval(open_notebook):
+    stem = "01_rrf_hybrid_retrieval"
+    nb: LabNotebook = open_notebook(stem)
+    inp = ch01_inputs()  # after Run All: the cache is warm and both processes read the same files
+    ex = FusionExplorerPage(nb.page, stem)
+    assert ex.root.count() == 1, f"{stem}: expected one FusionExplorer, found {ex.root.count()}"
+
+    shown = ex.check("as loaded")
+    save_screenshot(ex.root, stem)
+
+    # RRF constant c: keyboard on the handle; continuous_update=False, so each key press sends one value
+    ex.press_slider("RRF constant c", "End")
+    ex.c = 200
+    ex.check_control("slider 'c' readout", lambda: ex.readout("RRF constant c"), "200")
+    shown = ex.check("slider 'c' (End)", shown)
+    ex.press_slider("RRF constant c", "Home")
+    ex.c = 1  # one first place now outweighs agreement
+    ex.check_control("slider 'c' readout", lambda: ex.readout("RRF constant c"), "1")
+    shown = ex.check("slider 'c' (Home)", shown)
+    ex.press_slider("RRF constant c", "ArrowRight", times=4)
+    ex.c = 5
+    ex.check_control("slider 'c' readout", lambda: ex.readout("RRF constant c"), "5")
+    shown = ex.check("slider 'c' (ArrowRight x4)", shown)
+
+    # one weight per retriever (0-2, step 0.1)
+    ex.press_slider("weight bm25", "ArrowRight")
+    ex.weights["bm25"] = 1.1
+    ex.check_control("slider 'weight bm25' readout", lambda: ex.readout("weight bm25"), "1.10")
+    shown = ex.check("slider 'weight bm25' (ArrowRight)", shown)
+    ex.press_slider("weight dense", "Home")
+    ex.weights["dense"] = 0.0  # the hybrid column is BM25's own top 10
+    ex.check_control("slider 'weight dense' readout", lambda: ex.readout("weight dense"), "0.00")
+    shown = ex.check("slider 'weight dense' (Home)", shown)
+    ex.press_slider("weight dense", "End")
+    ex.weights["dense"] = 2.0
+    ex.check_control("slider 'weight dense' readout", lambda: ex.readout("weight dense"), "2.00")
+    shown = ex.check("slider 'weight dense' (End)", shown)
+
+    # the query dropdown: the table stays, the fused top 5 is another query's
+    for qid in ("it-e03", "hr-r09"):
+        ex.dropdown.select_option(value=f"{qid}: {inp.queries[qid].search_text[:70]}")
+        ex.qid = qid
+        shown = ex.check(f"dropdown 'query' = {qid}", shown)
+
+    # the question box: type, press Enter, three rankings side by side
+    box = QuestionBoxPage(nb.page, stem)
+    assert box.root.count() == 1, f"{stem}: expected one QuestionBox, found {box.root.count()}"
+    box.check("as loaded")
+    box.ask("what does ERR-4031 mean")
+    box.question = "what does ERR-4031 mean"
+    box.check("text 'question' = 'what does ERR-4031 mean' + Enter")
+    box.ask("")
+    box.check_error("text 'question' empty + Enter", "query")
+    box.ask("paternaty leave how many weeks", key="Tab")  # blur commits too
+    box.question = "paternaty leave how many weeks"
+    box.check("text 'question' = 'paternaty leave how many weeks' + Tab")
 
 
 # ---------------------------------------------------------------- 03_metrics_by_hand
