@@ -49,6 +49,7 @@ app: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/metrics_bench.py
+	$(BIN)/python bench/retrieval_bench.py
 
 clean:
 	rm -rf build .pytest_cache
