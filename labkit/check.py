@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from numbers import Real
 from typing import Any
 
 from labkit import metrics
@@ -32,7 +33,7 @@ class Exercise:
 
 
 def _is_number(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool)
+    return isinstance(x, Real) and not isinstance(x, bool)
 
 
 def _same(answer: Any, expected: Any, tol: float) -> bool:
@@ -90,6 +91,33 @@ def _only_dense() -> int:
     return int(((hits["bm25"] == 0) & (hits["dense"] == 1)).sum())
 
 
+SEED_GOLD = [(1000, 240, 40), (1000, 500, 60), (800, 120, 30), (1200, 760, 90),
+             (600, 250, 20), (900, 380, 70), (1500, 1010, 50), (700, 60, 25)]  # fmt: skip
+
+
+def _toy_split_rate(size: int, overlap: int) -> float:
+    from labkit.chunking import split_stats
+
+    return split_stats(SEED_GOLD, size, overlap).split_rate
+
+
+def _n_chunks(doc_id: str, size: int, overlap: int) -> int:
+    from labkit.chunking import chunk_document
+    from labkit.data import load_corpus
+
+    doc = load_corpus()[doc_id]
+    return len(chunk_document(doc.id, doc.text, size, overlap))
+
+
+def _best_bm25_config() -> tuple:
+    from labkit.data import load_corpus, load_queries
+    from labkit.grid import ChunkGrid
+
+    grid = ChunkGrid(load_corpus(), load_queries(split="dev"), retrievers=("bm25",))
+    table = grid.table((64, 128, 256), (0.0, 0.25, 0.5), k={64: 20, 128: 10, 256: 5})
+    return tuple(int(x) for x in table["ER@k bm25"].idxmax())
+
+
 TOY_BM25 = ["D7", "D2", "D9", "D4", "D1"]
 TOY_DENSE = ["D4", "D3", "D7", "D8", "D2"]
 
@@ -126,6 +154,23 @@ EXERCISES: dict[str, Exercise] = {
         "queries with the gold chunk in the dense top 10 but not in the BM25 top 10",
         _only_dense,
         "count queries where hit@10 is 1 for dense and 0 for bm25 (the 'only dense' column, summed)",
+        tol=0,
+    ),
+    "5.1": Exercise(
+        "split rate of the toy gold set at size 256, overlap 64",
+        lambda: _toy_split_rate(256, 64),
+        "count the answers that no window of 256 tokens (stride 192) holds whole, out of 8",
+    ),
+    "5.2": Exercise(
+        "chunks of hr-remote-work-2025 at size 64, overlap 0",
+        lambda: _n_chunks("hr-remote-work-2025", 64, 0),
+        "chunk_document(doc.id, doc.text, 64, 0) and count; every 64 words start a new chunk",
+        tol=0,
+    ),
+    "5.3": Exercise(
+        "the (size, overlap) with the best dev evidence recall for BM25 at the equal reading budget",
+        _best_bm25_config,
+        "table['ER@k bm25'].idxmax() gives the (size, overlap) pair of the highest value",
         tol=0,
     ),
     "3.1": Exercise(

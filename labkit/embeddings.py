@@ -27,7 +27,7 @@ from labkit import data_dir
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-__all__ = ["MiniLM", "MODEL_ID", "MODEL_SHA256", "cached_embeddings", "cache_dir"]
+__all__ = ["MiniLM", "MODEL_ID", "MODEL_SHA256", "cached_embeddings", "cache_dir", "cache_path"]
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -118,6 +118,16 @@ def cache_dir() -> Path:
     return path
 
 
+def cache_path(ids: Sequence[str], texts: Sequence[str]) -> Path:
+    """Where the vectors of these ``(id, text)`` pairs are cached (the file may not exist yet)."""
+    if len(ids) != len(texts):
+        raise ValueError(f"ids ({len(ids)}) and texts ({len(texts)}) must have the same length")
+    h = hashlib.sha256(f"{MODEL_ID}\0{MODEL_SHA256}".encode())
+    for i, t in zip(ids, texts, strict=True):
+        h.update(f"\0{i}\0{t}".encode())
+    return cache_dir() / f"{MODEL_ID}-{h.hexdigest()[:20]}.npy"
+
+
 def cached_embeddings(ids: Sequence[str], texts: Sequence[str], model: MiniLM | None = None) -> np.ndarray:
     """Embeddings of ``texts``, read from or written to ``data/embeddings/``.
 
@@ -127,12 +137,7 @@ def cached_embeddings(ids: Sequence[str], texts: Sequence[str], model: MiniLM | 
     """
     import numpy as np
 
-    if len(ids) != len(texts):
-        raise ValueError(f"ids ({len(ids)}) and texts ({len(texts)}) must have the same length")
-    h = hashlib.sha256(f"{MODEL_ID}\0{MODEL_SHA256}".encode())
-    for i, t in zip(ids, texts, strict=True):
-        h.update(f"\0{i}\0{t}".encode())
-    path = cache_dir() / f"{MODEL_ID}-{h.hexdigest()[:20]}.npy"
+    path = cache_path(ids, texts)
     if path.is_file():
         vectors = np.load(path)
         if vectors.shape == (len(texts), DIM):

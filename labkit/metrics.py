@@ -293,14 +293,13 @@ def _run_arrays(run: Any):
 
     if isinstance(run, pd.DataFrame):
         q, d, col = _frame_columns(run, ("score", "rank"), "run")
-        where = _Where(q, d)
-        s = _numbers(run[col].tolist(), col, where)
+        s = _numbers(run[col].tolist(), col, _Where(q, d))
         s = -s if col == "rank" else s
         may_repeat = True
     elif isinstance(run, Mapping):
-        qs: list = []
         ds: list = []
         ss: list = []
+        lengths: list[int] = []
         may_repeat = False
         for qid, ranking in run.items():
             if isinstance(ranking, Mapping):
@@ -312,8 +311,9 @@ def _run_arrays(run: Any):
                 may_repeat = True
             else:
                 raise ValueError(f"run[{qid!r}] must be a {{doc: score}} dict or a ranked list of doc ids")
-            qs.extend([qid] * len(ranking))
-        q, d = np.asarray(qs, dtype=object), np.asarray(ds, dtype=object)
+            lengths.append(len(ranking))
+        q = _Qids(list(run), lengths)
+        d = np.asarray(ds, dtype=object)
         s = _numbers(ss, "score", _Where(q, d))
     else:
         raise ValueError(
@@ -333,16 +333,17 @@ def _qrels_arrays(qrels: Any):
         q, d, col = _frame_columns(qrels, ("grade",), "qrels")
         g = _numbers(qrels[col].tolist(), "grade", _Where(q, d))
     elif isinstance(qrels, Mapping):
-        qs: list = []
         ds: list = []
         gs: list = []
+        lengths: list[int] = []
         for qid, judged in qrels.items():
             if not isinstance(judged, Mapping):
                 raise ValueError(f"qrels[{qid!r}] must be a {{doc: grade}} dict")
-            qs.extend([qid] * len(judged))
+            lengths.append(len(judged))
             ds.extend(judged)
             gs.extend(judged.values())
-        q, d = np.asarray(qs, dtype=object), np.asarray(ds, dtype=object)
+        q = _Qids(list(qrels), lengths)
+        d = np.asarray(ds, dtype=object)
         g = _numbers(gs, "grade", _Where(q, d))
     else:
         raise ValueError(
@@ -351,6 +352,31 @@ def _qrels_arrays(qrels: Any):
     if len(q) == 0:
         raise ValueError("qrels are empty: there is nothing to evaluate against")
     return q, d, g
+
+
+class _Qids:
+    """The query id of every row, stored as ``keys`` (one per query) and ``idx`` (row -> key)."""
+
+    def __init__(self, keys, lengths=None, idx=None):
+        import numpy as np
+
+        self.keys = np.asarray(keys, dtype=object)
+        self.idx = np.repeat(np.arange(len(self.keys)), lengths) if idx is None else np.asarray(idx)
+
+    def __len__(self) -> int:
+        return len(self.idx)
+
+    def __getitem__(self, i):
+        return self.keys[self.idx[i]]
+
+
+def _as_qids(q) -> _Qids:
+    import pandas as pd
+
+    if isinstance(q, _Qids):
+        return q
+    idx, keys = pd.factorize(q)
+    return _Qids(keys, idx=idx)
 
 
 class _Where:
@@ -451,11 +477,15 @@ def evaluate(
     jq, jd, jg = _qrels_arrays(qrels)
     nj = len(jq)
 
-    # Integer codes. Documents are coded in sorted order so that "doc id
-    # descending" becomes "code descending" for the tie-break.
-    q_code, q_uniq = _codes(np.concatenate([jq, rq]), sort=False)
+    # Integer codes. Query ids are coded through their few distinct values; documents are
+    # coded in sorted order so that "doc id descending" becomes "code descending" (tie-break).
+    jq, rq = _as_qids(jq), _as_qids(rq)
+    code_of: dict[str, int] = {}
+    jmap = np.array([code_of.setdefault(str(k), len(code_of)) for k in jq.keys], dtype=np.int64)
+    rmap = np.array([code_of.setdefault(str(k), len(code_of)) for k in rq.keys], dtype=np.int64)
+    jq_code, rq_code = jmap[jq.idx], rmap[rq.idx]
+    q_uniq = np.array(list(code_of), dtype=object)
     d_code, d_uniq = _codes(np.concatenate([jd, rd]), sort=True)
-    jq_code, rq_code = q_code[:nj], q_code[nj:]
     jd_code, rd_code = d_code[:nj], d_code[nj:]
     nq, ndocs = len(q_uniq), max(len(d_uniq), 1)
 
@@ -472,7 +502,7 @@ def evaluate(
     judged = np.zeros(nq, dtype=bool)
     judged[jq_code] = True
     known = judged[rq_code]
-    unjudged = sorted({str(x) for x in rq[~known]})
+    unjudged = sorted({str(x) for x in rq.keys[np.unique(rq.idx[~known])]})
     rq_code, rd_code, rs, rkey = rq_code[known], rd_code[known], rs[known], rkey[known]
 
     if len(rq_code):

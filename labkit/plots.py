@@ -15,7 +15,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from labkit import metrics
 
-__all__ = ["plot_gain_discount", "plot_pipeline", "plot_run_comparison"]
+__all__ = ["plot_gain_discount", "plot_pipeline", "plot_run_comparison", "plot_grid"]
 
 BLUE, ORANGE, GREY, GREEN = "#3b6ea8", "#e08a2c", "#9a9a9a", "#4c9a5b"
 
@@ -141,6 +141,31 @@ def plot_run_comparison(table, metric: str = "R@10", title: str | None = None) -
     ax.set_ylabel(metric)
     ax.set_title(title or f"{metric} per slice", fontsize=10)
     ax.legend(fontsize=8, frameon=False, ncols=len(names), loc="lower right")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_grid(table, columns: Sequence[str], title: str | None = None) -> Figure:
+    """Heatmaps (size x overlap) of some columns of :meth:`labkit.grid.ChunkGrid.table`, values annotated."""
+    sizes = list(dict.fromkeys(table.index.get_level_values("size")))
+    fig, axes = plt.subplots(1, len(columns), figsize=(3.4 * len(columns), 2.8), squeeze=False)
+    for ax, col in zip(axes[0], columns, strict=True):
+        rows = [table.xs(s, level="size")[col] for s in sizes]
+        n_cols = max(len(r) for r in rows)
+        grid = [[float(r.iloc[j]) if j < len(r) else float("nan") for j in range(n_cols)] for r in rows]
+        ax.imshow(grid, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+        for i, r in enumerate(rows):
+            for j, v in enumerate(r):
+                ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=8, color="white" if v > 0.6 else "black")
+        ax.set_yticks(range(len(sizes)), [str(s) for s in sizes])
+        ax.set_xticks(range(n_cols), ["0 %", "25 %", "50 %"][:n_cols])
+        ax.set_xlabel("overlap")
+        ax.set_ylabel("chunk size (words)")
+        ax.set_title(col, fontsize=9)
+        ax.grid(False)
+    if title:
+        fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     plt.close(fig)
     return fig

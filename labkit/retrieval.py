@@ -120,13 +120,17 @@ class DenseRetriever:
         self.vectors = embeddings.cached_embeddings(self.ids, [c.text for c in self.chunks], self.model)
 
     def search_many(self, queries: Sequence[str], k: int = 10) -> list[list[Hit]]:
-        import numpy as np
-
         queries = [_check_query(q) for q in queries]
-        k = min(_check_k(k), len(self.ids))
         if not queries:
             return []
-        sims = self.model.encode(queries) @ self.vectors.T
+        return self.search_vectors(self.model.encode(queries), k)
+
+    def search_vectors(self, query_vectors: Any, k: int = 10) -> list[list[Hit]]:
+        """Search with query vectors already embedded (e.g. reused across chunkings)."""
+        import numpy as np
+
+        k = min(_check_k(k), len(self.ids))
+        sims = np.asarray(query_vectors) @ self.vectors.T
         out = []
         for row in sims:
             top = np.argpartition(-row, k - 1)[:k]

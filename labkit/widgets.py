@@ -26,6 +26,7 @@ __all__ = [
     "FusionExplorer",
     "QuestionBox",
     "table_html",
+    "ChunkGridExplorer",
 ]
 
 LAYOUT = w.Layout(width="440px")
@@ -278,3 +279,44 @@ class QuestionBox(w.VBox):
             for rank, row in frame.iterrows()
         )
         self.output.value = f'<table class="lk-result"><tr><th>rank</th>{head}</tr>{body}</table>'
+
+
+class ChunkGridExplorer(w.VBox):
+    """Pick a chunk size, an overlap and k; see per-slice metrics and what the chunking costs.
+
+    Wraps :meth:`labkit.grid.ChunkGrid.evaluate` and :meth:`labkit.grid.ChunkGrid.costs`. A
+    configuration is chunked, indexed and evaluated the first time it is chosen, then cached.
+    """
+
+    def __init__(self, grid, sizes=(64, 128, 256), overlap_fractions=(0.0, 0.25, 0.5), size=128, overlap=0.25, k=10):
+        self.grid = grid
+        self.size = w.SelectionSlider(options=list(sizes), value=size, description="chunk size (words)",
+                                      continuous_update=False, layout=LAYOUT, style=STYLE)  # fmt: skip
+        self.overlap = w.SelectionSlider(options=[(f"{f:.0%}", f) for f in overlap_fractions], value=overlap,
+                                         description="overlap", continuous_update=False, layout=LAYOUT,
+                                         style=STYLE)  # fmt: skip
+        self.k = w.IntSlider(value=k, min=1, max=20, description="k", continuous_update=False, layout=LAYOUT,
+                             style=STYLE)  # fmt: skip
+        self.costs = w.HTML()
+        self.table = w.HTML()
+        self.result: dict = {}
+        for control in (self.size, self.overlap, self.k):
+            control.observe(self._update, names="value")
+        super().__init__([self.size, self.overlap, self.k, self.costs, self.table])
+        self.add_class("lk-chunk-grid")
+        self._update()
+
+    def _update(self, _change=None) -> None:
+        size, k = self.size.value, self.k.value
+        overlap = int(size * self.overlap.value)
+        table = self.grid.evaluate(size, overlap, k, evidence=True)
+        costs = self.grid.costs(size, overlap, k)
+        self.result = {"size": size, "overlap": overlap, "k": k, "costs": costs, "table": table.round(4)}
+        self.costs.value = (
+            f'<div class="lk-costs">size {size}, overlap {overlap} words: '
+            + ", ".join(
+                f'{html.escape(name)} <b data-cost="{html.escape(name)}">{v:.4g}</b>' for name, v in costs.items()
+            )
+            + "</div>"
+        )
+        self.table.value = table_html(table)

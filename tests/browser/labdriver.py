@@ -504,3 +504,101 @@ class QuestionBoxPage:
     def ask(self, question: str, key: str = "Enter") -> None:
         self.text.fill(question)
         self.text.press(key)
+
+
+# ---------------------------------------------------------------- chapter 05
+
+CH05_STEM = "05_chunk_grid"
+GRID_TIMEOUT_S = 60.0  # a chunking the kernel has not built yet: chunk, index BM25, load cached vectors (1-3 s)
+
+
+@functools.cache
+def ch05_grid():
+    """The ``dev`` ChunkGrid 05_chunk_grid builds before its widget, rebuilt here once per session.
+
+    Building is lazy: each chunking is chunked and indexed on first use (chunk vectors from the cache in
+    data/embeddings/), and the first one also embeds the dev queries (2-5 s).
+    """
+    from labkit.data import load_corpus, load_queries
+    from labkit.grid import ChunkGrid
+
+    return ChunkGrid(load_corpus(), load_queries(split="dev"), retrievers=("bm25", "dense"))
+
+
+class ChunkGridPage:
+    """The 05 explorer (``labkit.widgets.ChunkGridExplorer``) on the page, with the state the test put it in."""
+
+    def __init__(self, page, stem: str = CH05_STEM):
+        self.page, self.stem = page, stem
+        self.root = page.locator(".lk-chunk-grid")
+        self.size, self.fraction, self.k = 128, 0.25, 10  # as the notebook creates it
+
+    @property
+    def overlap(self) -> int:
+        """Overlap in words, as the widget derives it from the fraction."""
+        return int(self.size * self.fraction)
+
+    # -- controls
+    def slider(self, label: str):
+        return self.root.locator(".widget-slider").filter(has=self.page.locator("label", has_text=exact(label)))
+
+    def readout(self, label: str) -> str:
+        return self.slider(label).locator(".widget-readout").inner_text().strip()
+
+    # -- what the page shows
+    def costs(self) -> dict[str, str]:
+        """The costs line: ``{"config": "size 128, overlap 32 words", name: value as printed, ...}``."""
+        line = self.root.locator(".lk-costs")
+        if not line.count():
+            return {}
+        return line.evaluate(
+            "e => Object.fromEntries([['config', e.textContent.split(':')[0].trim()],"
+            " ...[...e.querySelectorAll('b[data-cost]')].map(b => [b.dataset.cost, b.textContent.trim()])])"
+        )
+
+    def table(self) -> dict[str, str]:
+        return self.root.locator("td.lk-value").evaluate_all(
+            "els => Object.fromEntries(els.map(e => [e.dataset.cell, e.textContent.trim()]))"
+        )
+
+    def state(self) -> str:
+        return f"size={self.size} overlap={self.fraction:.0%} ({self.overlap} words) k={self.k}"
+
+    def expected(self) -> tuple[dict[str, str], dict[str, str]]:
+        grid = ch05_grid()
+        costs = {"config": f"size {self.size}, overlap {self.overlap} words"}
+        costs.update({name: f"{v:.4g}" for name, v in grid.costs(self.size, self.overlap, self.k).items()})
+        table = grid.evaluate(self.size, self.overlap, self.k, evidence=True)
+        cells = {f"{m}|{n}|{group}": fmt(v) for group, row in table.iterrows() for (m, n), v in row.items()}
+        return costs, cells
+
+    # -- checks
+    def check(self, widget: str, previous: tuple | None = None) -> tuple:
+        """The costs line and every table cell show labkit's values for the current state.
+
+        ``previous``: what the last check expected; a move that changes nothing would prove nothing.
+        Returns what this check expected.
+        """
+        want_costs, want_table = want = self.expected()
+        assert want != previous, (
+            f"{self.stem}: ChunkGridExplorer {widget} -> the test's move changes nothing ({self.state()})"
+        )
+        shown = poll(lambda: (self.costs(), self.table()), want, timeout=GRID_TIMEOUT_S)
+        if shown != want:
+            problems = [f"costs {p}" for p in _diffs(shown[0], want_costs)] + _diffs(shown[1], want_table)
+            readouts = ", ".join(f"{s} reads {self.readout(s)!r}" for s in ("chunk size (words)", "overlap", "k"))
+            raise AssertionError(
+                f"{self.stem}: ChunkGridExplorer {widget} -> {'; '.join(problems)} (for {self.state()}; {readouts})"
+            )
+        return want
+
+    def check_control(self, widget: str, read, want: str) -> None:
+        shown = poll(read, want)
+        assert shown == want, f"{self.stem}: ChunkGridExplorer {widget} shows {shown!r}, expected {want!r}"
+
+    # -- actions
+    def press_slider(self, label: str, key: str, times: int = 1) -> None:
+        handle = self.slider(label).locator(".noUi-handle")
+        handle.focus()
+        for _ in range(times):
+            handle.press(key)

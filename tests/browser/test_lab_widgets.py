@@ -15,11 +15,13 @@ import math
 import pytest
 from labdriver import (
     NOTEBOOKS,
+    ChunkGridPage,
     FusionExplorerPage,
     LabNotebook,
     Playground,
     QuestionBoxPage,
     ch01_inputs,
+    ch05_grid,
     exact,
     grades_text,
     poll,
@@ -33,6 +35,7 @@ COVERED = {
     "00_welcome": "test_00_welcome",
     "01_rrf_hybrid_retrieval": "test_01_rrf_hybrid_retrieval",
     "03_metrics_by_hand": "test_03_metrics_by_hand",
+    "05_chunk_grid": "test_05_chunk_grid",
 }
 
 
@@ -232,3 +235,41 @@ def test_03_metrics_by_hand(open_notebook):
     pg.type_text("retrieved grades", "0, 2, 0, 3, 1")
     pg.grades = [0, 2, 0, 3, 1]
     pg.check("text 'retrieved grades' valid again")
+
+
+# ---------------------------------------------------------------- 05_chunk_grid
+
+
+def test_05_chunk_grid(open_notebook):
+    stem = "05_chunk_grid"
+    nb: LabNotebook = open_notebook(stem)
+    ch05_grid()  # after Run All: the embedding cache is warm and both processes read the same files
+    ex = ChunkGridPage(nb.page, stem)
+    assert ex.root.count() == 1, f"{stem}: expected one ChunkGridExplorer, found {ex.root.count()}"
+
+    shown = ex.check("as loaded")
+    save_screenshot(ex.root, stem)
+
+    # SelectionSliders: keyboard on the handle moves one option; the readout shows the option's label.
+    # continuous_update=False, so each key press sends one value. Run All's grid table has already built all nine
+    # chunkings in the kernel; a chunking it had not would take 1-3 s, hence the longer poll (GRID_TIMEOUT_S).
+    ex.press_slider("chunk size (words)", "ArrowRight")
+    ex.size = 256
+    ex.check_control("slider 'chunk size (words)' readout", lambda: ex.readout("chunk size (words)"), "256")
+    shown = ex.check("slider 'chunk size (words)' (ArrowRight)", shown)
+    ex.press_slider("overlap", "Home")
+    ex.fraction = 0.0
+    ex.check_control("slider 'overlap' readout", lambda: ex.readout("overlap"), "0%")
+    shown = ex.check("slider 'overlap' (Home)", shown)
+
+    # k: an IntSlider, same chunking, another cut of the cached runs
+    ex.press_slider("k", "ArrowLeft", times=3)
+    ex.k = 7
+    ex.check_control("slider 'k' readout", lambda: ex.readout("k"), "7")
+    shown = ex.check("slider 'k' (ArrowLeft x3)", shown)
+
+    # back to the smallest chunks: overlap stays 0 %, k stays 7
+    ex.press_slider("chunk size (words)", "Home")
+    ex.size = 64
+    ex.check_control("slider 'chunk size (words)' readout", lambda: ex.readout("chunk size (words)"), "64")
+    ex.check("slider 'chunk size (words)' (Home)", shown)

@@ -1,0 +1,163 @@
+"""Chunking as a variable to tune: re-index the corpus for each (size, overlap) and measure.
+
+Taught in ``05_chunk_grid``.
+
+For every configuration the corpus is chunked again, the retriever is rebuilt
+on those chunks, and the gold labels are *remapped* from the queries'
+character spans (:func:`labkit.chunking.spans_to_qrels`), so no query is ever
+relabelled by hand. Next to Recall@k and nDCG@k per slice, each configuration
+reports what it costs: chunks, words indexed relative to the corpus (overlap
+indexes some words twice), words the reader must read for ``k`` chunks, and
+the split rate on the real gold spans.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from labkit import metrics
+from labkit.chunking import Chunk, chunk_corpus, spans_to_qrels
+
+__all__ = ["ChunkGrid", "gold_split_rate", "evidence_recall"]
+
+
+def gold_split_rate(queries: Iterable[Any], chunks: Sequence[Chunk], min_grade: int = 3) -> float:
+    """Share of gold spans (grade >= ``min_grade``) that no single chunk holds whole."""
+    by_doc: dict[str, list[Chunk]] = {}
+    for c in chunks:
+        by_doc.setdefault(c.doc, []).append(c)
+    spans = [s for q in queries for s in q.gold if s.grade >= min_grade]
+    if not spans:
+        raise ValueError(f"no gold span has grade >= {min_grade}")
+    split = sum(not any(c.start_char <= s.start and s.end <= c.end_char for c in by_doc.get(s.doc, ())) for s in spans)
+    return split / len(spans)
+
+
+def evidence_recall(
+    run: Mapping[str, Sequence[str]], queries: Iterable[Any], chunks: Sequence[Chunk], k: int, min_grade: int = 2
+) -> dict[str, float]:
+    """Per query: the share of its gold spans (grade >= ``min_grade``) held whole by one of the top ``k`` chunks.
+
+    Unlike chunk-level Recall@k, this is comparable across chunkings: the unit is the evidence, not the chunk.
+    With overlap, one span can sit whole in two chunks, which doubles the relevant chunks in R@k's
+    denominator; with big chunks, ten chunks cover far more text. Evidence recall counts neither.
+    """
+    by_id = {c.id: c for c in chunks}
+    out = {}
+    for q in queries:
+        spans = [s for s in q.gold if s.grade >= min_grade]
+        if not spans:
+            continue
+        top = [by_id[d] for d in run.get(q.qid, [])[:k]]
+        held = sum(any(c.doc == s.doc and c.start_char <= s.start and s.end <= c.end_char for c in top) for s in spans)
+        out[q.qid] = held / len(spans)
+    return out
+
+
+class ChunkGrid:
+    """Evaluate retrievers on the same queries under many chunkings; each chunking is built once.
+
+    ``retrievers``: names among ``"bm25"``, ``"dense"``, ``"hybrid"`` (RRF of the two).
+    Query embeddings are computed once and reused for every chunking.
+    """
+
+    def __init__(
+        self, corpus: Mapping[str, Any], queries: Sequence[Any], retrievers: Sequence[str] = ("bm25", "dense")
+    ):
+        unknown = set(retrievers) - {"bm25", "dense", "hybrid"}
+        if unknown:
+            raise ValueError(f"unknown retriever(s) {sorted(unknown)}: use 'bm25', 'dense' or 'hybrid'")
+        if not queries:
+            raise ValueError("queries is empty: load them with labkit.data.load_queries()")
+        self.corpus, self.queries, self.retrievers = corpus, list(queries), tuple(retrievers)
+        self.groups = {q.qid: q.slice for q in self.queries}
+        self._qvecs = None
+        self._built = lru_cache(maxsize=16)(self._build)
+
+    def _query_vectors(self):
+        if self._qvecs is None:
+            from labkit.embeddings import default_model
+
+            self._qvecs = default_model().encode([q.search_text for q in self.queries])
+        return self._qvecs
+
+    def _build(self, size: int, overlap: int, depth: int = 100):
+        from labkit.fusion import fuse_runs
+        from labkit.retrieval import BM25Retriever, DenseRetriever, make_run
+
+        chunks = chunk_corpus(self.corpus, size, overlap)
+        qids = [q.qid for q in self.queries]
+        runs = {}
+        if {"bm25", "hybrid"} & set(self.retrievers):
+            runs["bm25"] = make_run(BM25Retriever(chunks), self.queries, depth)
+        if {"dense", "hybrid"} & set(self.retrievers):
+            hits = DenseRetriever(chunks).search_vectors(self._query_vectors(), depth)
+            runs["dense"] = {qid: [d for d, _ in h] for qid, h in zip(qids, hits, strict=True)}
+        if "hybrid" in self.retrievers:
+            runs["hybrid"] = fuse_runs([runs["bm25"], runs["dense"]], c=60, top_n=depth)
+        return chunks, spans_to_qrels(self.queries, chunks), {r: runs[r] for r in self.retrievers}
+
+    def chunks(self, size: int, overlap: int) -> list[Chunk]:
+        return self._built(size, overlap)[0]
+
+    def evaluate(self, size: int, overlap: int, k: int = 10, evidence: bool = False) -> Any:
+        """Per-slice Recall@k and nDCG@k of every retriever for one chunking (rows: slices + ``all``).
+
+        ``evidence=True`` adds ``ER@k``, :func:`evidence_recall` averaged per slice.
+        """
+        import pandas as pd
+
+        chunks, qrels, runs = self._built(size, overlap)
+        names = (f"R@{k}", f"nDCG@{k}")
+        cut = {name: {q: r[:k] for q, r in run.items()} for name, run in runs.items()}
+        table = metrics.compare_runs(cut, qrels, self.groups, names)
+        if evidence:
+            for name, run in runs.items():
+                er = pd.Series(evidence_recall(run, self.queries, chunks, k))
+                by_slice = er.groupby(er.index.map(self.groups)).mean()
+                by_slice.loc["all"] = er.mean()
+                table[(f"ER@{k}", name)] = by_slice.reindex(table.index)
+        return table
+
+    def costs(self, size: int, overlap: int, k: int = 10) -> dict[str, float]:
+        """What the chunking costs: chunks, indexed words / corpus words, words read for k chunks, split rate."""
+        chunks = self.chunks(size, overlap)
+        corpus_words = sum(len(d.text.split()) for d in self.corpus.values())
+        indexed = sum(c.n_words for c in chunks)
+        return {
+            "chunks": len(chunks),
+            "cost x": indexed / corpus_words,
+            "words read at k": k * indexed / len(chunks),
+            "split rate": gold_split_rate(self.queries, chunks),
+        }
+
+    def table(
+        self,
+        sizes: Sequence[int],
+        overlap_fractions: Sequence[float],
+        k: int | Mapping[int, int] = 10,
+        slice: str = "all",
+    ):
+        """One row per (size, overlap): costs and each retriever's metrics on one slice.
+
+        ``k`` may be a ``{size: k}`` mapping to compare chunkings at an equal reading budget
+        (e.g. ``{64: 20, 128: 10, 256: 5}``: about 1,280 words for the reader each); metric
+        columns are then named with ``@k`` rather than a number.
+        """
+        import pandas as pd
+
+        rows = []
+        for size in sizes:
+            kk = k[size] if isinstance(k, Mapping) else k
+            for frac in overlap_fractions:
+                overlap = int(size * frac)
+                res = self.evaluate(size, overlap, kk, evidence=True).loc[slice]
+                if isinstance(k, Mapping):
+                    res.index = pd.MultiIndex.from_tuples([(m.split("@")[0] + "@k", r) for m, r in res.index])
+                row = {"size": size, "overlap": overlap, **({"k": kk} if isinstance(k, Mapping) else {})}
+                row.update(self.costs(size, overlap, kk))
+                row.update({f"{m} {r}": v for (m, r), v in res.items()})
+                rows.append(row)
+        return pd.DataFrame(rows).set_index(["size", "overlap"])

@@ -1,0 +1,40 @@
+"""labkit.grid: remapped gold, costs, and the split rate on real spans."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from labkit.chunking import chunk_document
+from labkit.data import Span, load_corpus, load_queries
+from labkit.grid import ChunkGrid, gold_split_rate
+
+
+def test_gold_split_rate_hand_worked():
+    chunks = chunk_document(
+        "d", "one two three four five six seven eight nine ten", 4, 0
+    )  # chars [0,19) [19,38) [38,48)
+    q = SimpleNamespace(qid="q", gold=[Span("d", 8, 13, 3), Span("d", 14, 23, 3), Span("d", 0, 3, 1)])
+    assert gold_split_rate([q], chunks) == 0.5  # "three" is whole, "four five" is cut; grade 1 is not counted
+    with pytest.raises(ValueError, match="no gold span has grade >= 3"):
+        gold_split_rate([SimpleNamespace(qid="x", gold=[Span("d", 0, 3, 1)])], chunks)
+
+
+def test_grid_evaluates_each_chunking_with_remapped_labels():
+    grid = ChunkGrid(load_corpus(), load_queries(split="dev"), retrievers=("bm25",))
+    table = grid.evaluate(128, 32, k=10)
+    assert list(table.index) == ["easy", "hard", "real", "all"]
+    assert list(table.columns) == [("R@10", "bm25"), ("nDCG@10", "bm25")]
+    assert 0 < table.loc["all", ("R@10", "bm25")] <= 1
+    small, big = grid.costs(64, 32), grid.costs(256, 0)
+    assert small["cost x"] > 1.4 and big["cost x"] == pytest.approx(1.0)
+    assert small["split rate"] < grid.costs(64, 0)["split rate"]  # overlap keeps more answers whole
+    assert big["words read at k"] > small["words read at k"]
+
+
+def test_grid_bad_input():
+    with pytest.raises(ValueError, match="unknown retriever"):
+        ChunkGrid(load_corpus(), load_queries(), retrievers=("tfidf",))
+    with pytest.raises(ValueError, match="queries is empty"):
+        ChunkGrid(load_corpus(), [])
+    with pytest.raises(ValueError, match="must be smaller than size"):
+        ChunkGrid(load_corpus(), load_queries(), retrievers=("bm25",)).evaluate(64, 64)
