@@ -2,9 +2,17 @@
 
 One module per idea, each naming the chapter that teaches it:
 
-- ``metrics``   P@k, R@k, RR, hit, DCG, nDCG and a batch ``evaluate`` (03, 04)
-- ``data``      paths to ``data/``, the handbook corpus and queries, TREC files
-- ``check``     exercise self-checks
+- ``metrics``     P@k, R@k, RR, hit, DCG, nDCG and a batch ``evaluate`` (03, 04)
+- ``fusion``      Reciprocal Rank Fusion, CombSUM (01)
+- ``text``        words with character offsets, Jaccard (02, 05)
+- ``chunking``    windows, split rate, gold spans -> chunk judgements (05)
+- ``grid``        chunk size x overlap grid search (05)
+- ``embeddings``  all-MiniLM-L6-v2 on onnxruntime, cached vectors (01)
+- ``retrieval``   BM25, dense and hybrid retrievers with one ``search(query, k)`` (01)
+- ``positions``   the lost-in-the-middle harness and its control readers (04)
+- ``llm``         replayed / live / recording language-model client (for 02, 06, 08)
+- ``data``        paths to ``data/``, the handbook corpus and queries, TREC files, published tables
+- ``check``       exercise self-checks
 - ``plots`` / ``widgets``  the only modules that touch matplotlib / ipywidgets
 
 ``import labkit`` is cheap: heavy dependencies (pandas, matplotlib, bm25s,

@@ -118,6 +118,25 @@ def _best_bm25_config() -> tuple:
     return tuple(int(x) for x in table["ER@k bm25"].idxmax())
 
 
+TOY_SET = {"q1": [0, 0, 3, 0, 1], "q2": [2, 0, 0, 0, 0], "q3": [0, 0, 0, 0, 0], "q4": [0, 1, 0, 0, 0]}
+
+
+def _toy_mrr(k: int) -> float:
+    return sum(metrics.reciprocal_rank(r, k) for r in TOY_SET.values()) / len(TOY_SET)
+
+
+def _toy_hit_rate(k: int) -> float:
+    return sum(metrics.hit_at_k(r, k) for r in TOY_SET.values()) / len(TOY_SET)
+
+
+def _liu_drop() -> float:
+    from labkit.data import load_reference
+
+    liu = load_reference("lost_in_the_middle_liu2024")
+    gpt = liu[(liu.n_docs == 20) & (liu.model == "GPT-3.5-Turbo (0613)")].set_index("position")
+    return round(float(gpt.loc[1, "accuracy"] - gpt.loc[10, "accuracy"]), 1)
+
+
 TOY_BM25 = ["D7", "D2", "D9", "D4", "D1"]
 TOY_DENSE = ["D4", "D3", "D7", "D8", "D2"]
 
@@ -155,6 +174,22 @@ EXERCISES: dict[str, Exercise] = {
         _only_dense,
         "count queries where hit@10 is 1 for dense and 0 for bm25 (the 'only dense' column, summed)",
         tol=0,
+    ),
+    "4.1": Exercise(
+        "MRR@5 of the chapter 04 toy query set",
+        lambda: _toy_mrr(5),
+        "reciprocal ranks 1/3, 1, 0 and 1/2, averaged over the four queries",
+    ),
+    "4.2": Exercise(
+        "hit rate@1 of the chapter 04 toy query set",
+        lambda: _toy_hit_rate(1),
+        "only q2 has a relevant document at rank 1",
+    ),
+    "4.3": Exercise(
+        "accuracy points GPT-3.5-Turbo (0613) loses from position 1 to 10 (20 documents, Liu et al.)",
+        _liu_drop,
+        "read the accuracy column at positions 1 and 10 of the published table and subtract",
+        tol=0.05,
     ),
     "5.1": Exercise(
         "split rate of the toy gold set at size 256, overlap 64",

@@ -32,6 +32,7 @@ __all__ = [
     "write_qrels",
     "read_run",
     "write_run",
+    "load_reference",
 ]
 
 SLICES = ("easy", "hard", "real")
@@ -354,3 +355,14 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def load_reference(name: str):
+    """A published table from ``data/reference/<name>.csv`` as a DataFrame (see data/README.md for citations)."""
+    import pandas as pd
+
+    path = data_dir() / "reference" / f"{name}.csv"
+    if not path.is_file():
+        known = sorted(p.stem for p in (data_dir() / "reference").glob("*.csv"))
+        raise FileNotFoundError(f"no reference table {name!r}; available: {known}")
+    return pd.read_csv(path)

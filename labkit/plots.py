@@ -15,7 +15,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from labkit import metrics
 
-__all__ = ["plot_gain_discount", "plot_pipeline", "plot_run_comparison", "plot_grid"]
+__all__ = ["plot_gain_discount", "plot_pipeline", "plot_run_comparison", "plot_grid", "plot_positions"]
 
 BLUE, ORANGE, GREY, GREEN = "#3b6ea8", "#e08a2c", "#9a9a9a", "#4c9a5b"
 
@@ -166,6 +166,39 @@ def plot_grid(table, columns: Sequence[str], title: str | None = None) -> Figure
         ax.grid(False)
     if title:
         fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_positions(published, ours: dict | None = None, n_docs: int = 20) -> Figure:
+    """Accuracy by position of the gold passage: Liu et al.'s published curves, and optionally ours.
+
+    ``published``: :func:`labkit.data.load_reference` ``("lost_in_the_middle_liu2024")``;
+    ``ours``: ``{reader name: {position: accuracy in [0, 1]}}``.
+    """
+    fig, axes = plt.subplots(1, 2 if ours else 1, figsize=(10.0 if ours else 6.0, 3.3), squeeze=False)
+    ax = axes[0][0]
+    rows = published[published.n_docs == n_docs]
+    for model, g in rows.groupby("model", sort=False):
+        line = ax.plot(g.position, g.accuracy, marker="o", label=model)[0]
+        ax.axhline(g.closed_book.iloc[0], color=line.get_color(), linestyle=":", linewidth=0.8)
+    ax.set_xticks(sorted(rows.position.unique()))
+    ax.set_xlabel(f"position of the gold passage among {n_docs}")
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title("Liu et al. (TACL 2024), published; dotted: closed book", fontsize=9)
+    ax.legend(fontsize=7, frameon=False)
+    if ours:
+        ax2 = axes[0][1]
+        for name, acc in ours.items():
+            xs = sorted(acc)
+            ax2.plot(xs, [100 * acc[x] for x in xs], marker="s", label=name)
+        ax2.set_xticks(sorted({x for acc in ours.values() for x in acc}))
+        ax2.set_ylim(0, 100)
+        ax2.set_xlabel(f"position of the gold chunk among {n_docs}")
+        ax2.set_ylabel("accuracy (%)")
+        ax2.set_title("this harness on the handbook: control readers", fontsize=9)
+        ax2.legend(fontsize=7, frameon=False)
     fig.tight_layout()
     plt.close(fig)
     return fig

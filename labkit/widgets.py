@@ -27,6 +27,7 @@ __all__ = [
     "QuestionBox",
     "table_html",
     "ChunkGridExplorer",
+    "CutoffExplorer",
 ]
 
 LAYOUT = w.Layout(width="440px")
@@ -319,4 +320,26 @@ class ChunkGridExplorer(w.VBox):
             )
             + "</div>"
         )
+        self.table.value = table_html(table)
+
+
+class CutoffExplorer(w.VBox):
+    """One slider, k: MRR@k and hit rate@k per slice for several runs (wraps :func:`metrics.compare_runs`)."""
+
+    def __init__(self, runs, qrels, groups, k=5, max_k=20):
+        self.runs, self.qrels, self.groups = runs, qrels, groups
+        self.k = w.IntSlider(value=k, min=1, max=max_k, description="k", continuous_update=False, layout=LAYOUT,
+                             style=STYLE)  # fmt: skip
+        self.table = w.HTML()
+        self.result = None
+        self.k.observe(self._update, names="value")
+        super().__init__([self.k, self.table])
+        self.add_class("lk-cutoff-explorer")
+        self._update()
+
+    def _update(self, _change=None) -> None:
+        k = self.k.value
+        cut = {name: {q: list(r[:k]) for q, r in run.items()} for name, run in self.runs.items()}
+        table = metrics.compare_runs(cut, self.qrels, self.groups, (f"RR@{k}", f"hit@{k}"))
+        self.result = table.round(4)
         self.table.value = table_html(table)

@@ -506,6 +506,87 @@ class QuestionBoxPage:
         self.text.press(key)
 
 
+# ---------------------------------------------------------------- chapter 04
+
+CH04_STEM = "04_mrr_hit_rate_lost_in_the_middle"
+
+
+@functools.cache
+def ch04_runs() -> dict[str, dict[str, list[str]]]:
+    """The ``runs`` 04_mrr_hit_rate_lost_in_the_middle gives its CutoffExplorer: each retriever's top 20.
+
+    Same chunks (128/32) and retrievers as chapter 01 (the notebook's ``HybridRetriever([bm25, dense])`` is
+    ``ch01_inputs().retrievers["hybrid"]``: c=60, depth 100), so they are reused; the runs are made at depth 20
+    as the notebook does, not cut from chapter 01's top 100, so BM25's tie order is the notebook's own.
+    """
+    from labkit.retrieval import make_run
+
+    inp = ch01_inputs()
+    queries = list(inp.queries.values())
+    return {name: make_run(r, queries, 20) for name, r in inp.retrievers.items()}
+
+
+class CutoffExplorerPage:
+    """The 04 explorer (``labkit.widgets.CutoffExplorer``) on the page, with the state the test put it in."""
+
+    def __init__(self, page, stem: str = CH04_STEM):
+        self.page, self.stem = page, stem
+        self.root = page.locator(".lk-cutoff-explorer")
+        self.k = 5  # as the notebook creates it
+
+    # -- controls
+    def slider(self, label: str):
+        return self.root.locator(".widget-slider").filter(has=self.page.locator("label", has_text=exact(label)))
+
+    def readout(self, label: str) -> str:
+        return self.slider(label).locator(".widget-readout").inner_text().strip()
+
+    # -- what the page shows
+    def table(self) -> dict[str, str]:
+        return self.root.locator("td.lk-value").evaluate_all(
+            "els => Object.fromEntries(els.map(e => [e.dataset.cell, e.textContent.trim()]))"
+        )
+
+    def state(self) -> str:
+        return f"k={self.k}"
+
+    def expected(self) -> dict[str, str]:
+        inp, k = ch01_inputs(), self.k
+        cut = {name: {q: r[:k] for q, r in run.items()} for name, run in ch04_runs().items()}
+        table = metrics.compare_runs(cut, inp.qrels, inp.groups, (f"RR@{k}", f"hit@{k}"))
+        return {f"{m}|{n}|{group}": fmt(v) for group, row in table.iterrows() for (m, n), v in row.items()}
+
+    # -- checks
+    def check(self, widget: str, previous: dict | None = None) -> dict:
+        """Every table cell shows labkit's value for the current k (the metric names in ``data-cell`` carry k).
+
+        ``previous``: what the last check expected; a move that changes nothing would prove nothing.
+        Returns what this check expected.
+        """
+        want = self.expected()
+        assert want != previous, (
+            f"{self.stem}: CutoffExplorer {widget} -> the test's move changes nothing ({self.state()})"
+        )
+        shown = poll(self.table, want)
+        if shown != want:
+            raise AssertionError(
+                f"{self.stem}: CutoffExplorer {widget} -> {'; '.join(_diffs(shown, want))}"
+                f" (for {self.state()}; slider 'k' reads {self.readout('k')!r})"
+            )
+        return want
+
+    def check_control(self, widget: str, read, want: str) -> None:
+        shown = poll(read, want)
+        assert shown == want, f"{self.stem}: CutoffExplorer {widget} shows {shown!r}, expected {want!r}"
+
+    # -- actions
+    def press_slider(self, label: str, key: str, times: int = 1) -> None:
+        handle = self.slider(label).locator(".noUi-handle")
+        handle.focus()
+        for _ in range(times):
+            handle.press(key)
+
+
 # ---------------------------------------------------------------- chapter 05
 
 CH05_STEM = "05_chunk_grid"

@@ -16,11 +16,13 @@ import pytest
 from labdriver import (
     NOTEBOOKS,
     ChunkGridPage,
+    CutoffExplorerPage,
     FusionExplorerPage,
     LabNotebook,
     Playground,
     QuestionBoxPage,
     ch01_inputs,
+    ch04_runs,
     ch05_grid,
     exact,
     grades_text,
@@ -35,6 +37,7 @@ COVERED = {
     "00_welcome": "test_00_welcome",
     "01_rrf_hybrid_retrieval": "test_01_rrf_hybrid_retrieval",
     "03_metrics_by_hand": "test_03_metrics_by_hand",
+    "04_mrr_hit_rate_lost_in_the_middle": "test_04_mrr_hit_rate_lost_in_the_middle",
     "05_chunk_grid": "test_05_chunk_grid",
 }
 
@@ -235,6 +238,40 @@ def test_03_metrics_by_hand(open_notebook):
     pg.type_text("retrieved grades", "0, 2, 0, 3, 1")
     pg.grades = [0, 2, 0, 3, 1]
     pg.check("text 'retrieved grades' valid again")
+
+
+# ---------------------------------------------------------------- 04_mrr_hit_rate_lost_in_the_middle
+
+
+def test_04_mrr_hit_rate_lost_in_the_middle(open_notebook):
+    stem = "04_mrr_hit_rate_lost_in_the_middle"
+    nb: LabNotebook = open_notebook(stem)
+    ch04_runs()  # after Run All: the embedding cache is warm and both processes read the same files
+    ex = CutoffExplorerPage(nb.page, stem)
+    assert ex.root.count() == 1, f"{stem}: expected one CutoffExplorer, found {ex.root.count()}"
+
+    ex.check_control("slider 'k' readout", lambda: ex.readout("k"), "5")
+    shown = ex.check("as loaded")
+    save_screenshot(ex.root, stem)
+
+    # k: keyboard on the handle; continuous_update=False, so each key press sends one value.
+    # Every move renames the columns (RR@k, hit@k), so a stale table can never pass for a new one.
+    ex.press_slider("k", "ArrowRight")
+    ex.k = 6
+    ex.check_control("slider 'k' readout", lambda: ex.readout("k"), "6")
+    shown = ex.check("slider 'k' (ArrowRight)", shown)
+    ex.press_slider("k", "End")
+    ex.k = 20  # the runs' full depth
+    ex.check_control("slider 'k' readout", lambda: ex.readout("k"), "20")
+    shown = ex.check("slider 'k' (End)", shown)
+    ex.press_slider("k", "Home")
+    ex.k = 1  # RR@1 equals hit@1
+    ex.check_control("slider 'k' readout", lambda: ex.readout("k"), "1")
+    shown = ex.check("slider 'k' (Home)", shown)
+    ex.press_slider("k", "ArrowRight", times=2)
+    ex.k = 3
+    ex.check_control("slider 'k' readout", lambda: ex.readout("k"), "3")
+    ex.check("slider 'k' (ArrowRight x2)", shown)
 
 
 # ---------------------------------------------------------------- 05_chunk_grid

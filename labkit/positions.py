@@ -1,0 +1,143 @@
+"""Does the position of the evidence in the context matter? A harness for "lost in the middle".
+
+Taught in ``04_mrr_hit_rate_lost_in_the_middle``.
+
+The experiment of Liu et al. ("Lost in the Middle: How Language Models Use Long
+Contexts", TACL 2024, arXiv 2307.03172), rebuilt on the handbook: for each
+question, put its gold chunk at position ``p`` among ``n_docs - 1`` distractors
+(the retriever's best-ranked chunks that hold no gold evidence, in decreasing
+relevance), hand the passages to a *reader*, and score whether the answer
+contains the gold evidence. Accuracy by ``p`` is the curve.
+
+A reader is any callable ``reader(question, passages) -> answer text``. Two
+deterministic readers ship here as **controls, not as language models**:
+
+- :class:`LexicalReader` answers with the passage sharing the most terms with
+  the question: it has no notion of position, so its curve must be flat. A
+  curve that is not flat would be a bug in the harness.
+- :class:`TruncatingReader` does the same but only sees the first
+  ``window_words`` words of the context, like a model whose context window
+  cuts the prompt: a cliff, not a U.
+
+Plug a language model in by passing a callable that prompts it with the
+question and the numbered passages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from labkit.chunking import Chunk
+from labkit.text import jaccard, terms
+
+__all__ = ["LexicalReader", "TruncatingReader", "build_contexts", "position_accuracy"]
+
+Reader = Callable[[str, Sequence[str]], str]
+
+
+class LexicalReader:
+    """Answers with the passage of highest term overlap (Jaccard) with the question.
+
+    Ties are broken by the passage text, never by position, so the reader is exactly position-blind.
+    """
+
+    name = "lexical (position-blind control)"
+
+    def __call__(self, question: str, passages: Sequence[str]) -> str:
+        if not passages:
+            raise ValueError("passages is empty: the reader needs at least one passage")
+        q = set(terms(question))
+        scores = [jaccard(q, set(terms(p))) for p in passages]
+        return passages[max(range(len(passages)), key=lambda i: (scores[i], passages[i]))]
+
+
+class TruncatingReader(LexicalReader):
+    """A :class:`LexicalReader` that only sees the passages that fit whole in its first ``window_words`` words."""
+
+    def __init__(self, window_words: int = 1000):
+        if isinstance(window_words, bool) or not isinstance(window_words, int) or window_words < 1:
+            raise ValueError(f"window_words must be a whole number >= 1, got {window_words!r}")
+        self.window_words = window_words
+        self.name = f"truncating at {window_words} words (control)"
+
+    def __call__(self, question: str, passages: Sequence[str]) -> str:
+        visible, used = [], 0
+        for p in passages:
+            used += len(p.split())
+            if used > self.window_words:
+                break
+            visible.append(p)
+        if not visible:
+            return ""
+        return super().__call__(question, visible)
+
+
+def build_contexts(
+    queries: Iterable[Any],
+    chunks: Sequence[Chunk],
+    qrels: Mapping[str, Mapping[str, int]],
+    run: Mapping[str, Sequence[str]],
+    n_docs: int = 20,
+) -> list[dict]:
+    """For each query with a grade-3 chunk: its gold chunk and ``n_docs - 1`` distractors.
+
+    Distractors are the query's best-ranked chunks in ``run`` that are not judged relevant at all
+    (grade 0), in rank order, as in Liu et al. Queries without a grade-3 chunk or without enough
+    distractors in the run are skipped (and counted by the caller).
+    """
+    if isinstance(n_docs, bool) or not isinstance(n_docs, int) or n_docs < 2:
+        raise ValueError(f"n_docs must be a whole number >= 2, got {n_docs!r}")
+    by_id = {c.id: c for c in chunks}
+    out = []
+    for q in queries:
+        judged = qrels.get(q.qid, {})
+        gold = sorted((cid for cid, g in judged.items() if g >= 3), key=lambda cid: (by_id[cid].doc, by_id[cid].index))
+        if not gold:
+            continue
+        distractors = [cid for cid in run.get(q.qid, []) if judged.get(cid, 0) == 0][: n_docs - 1]
+        if len(distractors) < n_docs - 1:
+            continue
+        gold_spans = [s for s in q.gold if s.grade >= 3]
+        out.append(
+            {
+                "qid": q.qid,
+                "question": q.search_text,
+                "gold": by_id[gold[0]].text,
+                "evidence": [s for s in gold_spans if by_id[gold[0]].doc == s.doc],
+                "distractors": [by_id[c].text for c in distractors],
+            }
+        )
+    return out
+
+
+def _correct(answer: str, context: dict, corpus_texts: Mapping[str, str]) -> bool:
+    return any(corpus_texts[s.doc][s.start : s.end] in answer for s in context["evidence"])
+
+
+def position_accuracy(
+    contexts: Sequence[dict],
+    reader: Reader,
+    positions: Sequence[int],
+    corpus_texts: Mapping[str, str],
+) -> dict[int, float]:
+    """Accuracy of ``reader`` when the gold passage sits at each 1-based position.
+
+    An answer is correct when it contains a grade-3 gold span verbatim (a passage-returning
+    reader is right when it returns a passage holding the evidence).
+    """
+    if not contexts:
+        raise ValueError("contexts is empty: build them with build_contexts(...)")
+    n_docs = len(contexts[0]["distractors"]) + 1
+    for p in positions:
+        if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= n_docs:
+            raise ValueError(f"position {p!r} must be a whole number from 1 to {n_docs}")
+    acc = {}
+    for p in positions:
+        right = 0
+        for ctx in contexts:
+            passages = list(ctx["distractors"])
+            passages.insert(p - 1, ctx["gold"])
+            right += _correct(reader(ctx["question"], passages), ctx, corpus_texts)
+        acc[p] = right / len(contexts)
+    return acc
