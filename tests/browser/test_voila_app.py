@@ -7,18 +7,21 @@ from labdriver import Playground
 
 pytestmark = pytest.mark.browser
 
+VOILA_RENDER_TIMEOUT_MS = 180_000  # executing 03 takes ~10 s alone; allow for a loaded CI machine
+
 
 def test_voila_serves_the_03_playground(start_voila, page):
     from playwright.sync_api import expect  # here, so that `make unit` collects this file without playwright
 
     stem = "03_metrics_by_hand"
     server = start_voila(stem)
-    page.goto(server.url + "/")
+    # Voila streams the page while it executes the notebook, so the "load" event only fires once every cell
+    # has run; wait for the first bytes instead and give the rendering itself a generous, explicit timeout.
+    page.goto(server.url + "/", wait_until="commit", timeout=VOILA_RENDER_TIMEOUT_MS)
     pg = Playground(page, f"{stem} (Voila)")
-    # Voila executes the whole notebook before the widgets connect: the cold-kernel timeout applies
     expect(
         pg.root.locator('.lk-value[data-metric="nDCG@k"]'), f"{pg.stem}: the playground never rendered"
-    ).to_be_visible()
+    ).to_be_visible(timeout=VOILA_RENDER_TIMEOUT_MS)
     assert page.locator(".jp-CodeCell .jp-InputArea, .jp-InputArea-editor, .cm-editor").count() == 0, (
         f"{pg.stem}: code cells are shown"
     )
