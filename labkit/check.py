@@ -137,6 +137,79 @@ def _liu_drop() -> float:
     return round(float(gpt.loc[1, "accuracy"] - gpt.loc[10, "accuracy"]), 1)
 
 
+ROUTER_COST = {"nano": 0.1, "mini": 0.4, "mid": 1.5, "large": 5.0, "xl": 15.0}
+ROUTER_PASS = {
+    "r1 summarise email": {"nano", "mini", "mid", "large", "xl"},
+    "r2 SQL 3-table join": {"mid", "large", "xl"},
+    "r3 RAG 80k-token context": {"large", "xl"},
+    "r4 intent classification": {"mini", "mid", "large", "xl"},
+}
+ROUTER_RANKING = {
+    "r1 summarise email": ["mini", "nano", "mid", "large", "xl"],
+    "r2 SQL 3-table join": ["mini", "mid", "large", "xl", "nano"],
+    "r3 RAG 80k-token context": ["xl", "large", "mid", "mini", "nano"],
+    "r4 intent classification": ["mini", "mid", "nano", "large", "xl"],
+}
+ROUTER_WINDOW = {"nano": 1024, "mini": 2048, "mid": 4096, "large": 16384, "xl": 131072}
+
+
+def _router_table(ranking=None):
+    from labkit.router import evaluate_router
+
+    return evaluate_router(ranking or ROUTER_RANKING, ROUTER_PASS, ROUTER_COST, k=3)
+
+
+def _share_to_mini_at_10() -> float:
+    from labkit.chunking import chunk_corpus
+    from labkit.data import load_corpus, load_queries
+    from labkit.embeddings import count_tokens
+    from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+    from labkit.router import chars_over_4, rag_prompts, routing_at_k
+
+    queries = load_queries()
+    chunks = chunk_corpus(load_corpus(), 128, 32)
+    run = make_run(HybridRetriever([BM25Retriever(chunks), DenseRetriever(chunks)]), queries, 10)
+    prompts = rag_prompts(queries, run, {c.id: c.text for c in chunks}, 10)
+    stats = routing_at_k(count_tokens(prompts), [chars_over_4(p) for p in prompts], ROUTER_WINDOW, ROUTER_COST)
+    return round(stats["share to mini"], 3)
+
+
+TRIAGE_TOY = [
+    {"gold": ["hr-07#2"], "retrieved": ["hr-07#2", "hr-07#5"], "answer_pass": False},
+    {"gold": ["adm-04#1"], "retrieved": ["it-09#3", "hr-02#1"], "answer_pass": False},
+    {"gold": ["it-03#1"], "retrieved": ["hr-12#3", "hr-12#4"], "answer_pass": True},
+    {"gold": ["fin-02#3"], "retrieved": ["fin-02#3", "fin-02#1"], "answer_pass": True},
+]
+
+
+def _toy_priority() -> str:
+    from labkit import triage
+
+    return triage.priority(triage.triage(TRIAGE_TOY))
+
+
+def _gen_fail_at(k: int) -> int:
+    from labkit import triage
+    from labkit.chunking import chunk_corpus, spans_to_qrels
+    from labkit.data import load_corpus, load_queries
+    from labkit.positions import LexicalReader
+    from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+
+    corpus, queries = load_corpus(), load_queries()
+    chunks = chunk_corpus(corpus, 128, 32)
+    run = make_run(HybridRetriever([BM25Retriever(chunks), DenseRetriever(chunks)]), queries, 20)
+    traces = triage.extractive_traces(
+        queries,
+        run,
+        {c.id: c.text for c in chunks},
+        spans_to_qrels(queries, chunks),
+        LexicalReader(),
+        {d: doc.text for d, doc in corpus.items()},
+        k,
+    )
+    return triage.triage(traces, k)["GEN_FAIL"]
+
+
 TOY_BM25 = ["D7", "D2", "D9", "D4", "D1"]
 TOY_DENSE = ["D4", "D3", "D7", "D8", "D2"]
 
@@ -207,6 +280,42 @@ EXERCISES: dict[str, Exercise] = {
         _best_bm25_config,
         "table['ER@k bm25'].idxmax() gives the (size, overlap) pair of the highest value",
         tol=0,
+    ),
+    "7.1": Exercise(
+        "triage.priority for the four toy traces",
+        lambda: _toy_priority(),
+        "count RET_FAIL and GEN_FAIL: one each",
+    ),
+    "7.2": Exercise(
+        "GEN_FAIL traces of the handbook pipeline at k=10",
+        lambda: _gen_fail_at(10),
+        "triage.triage(traces_at(10), 10)['GEN_FAIL']",
+        tol=0,
+    ),
+    "9.1": Exercise(
+        "nDCG@3 of request r2 in the router example",
+        lambda: round(float(_router_table().loc["r2 SQL 3-table join", "nDCG@3"]), 2),
+        "grades [0, 3, 2] against the ideal [3, 2, 2]: DCG = 3/log2(3) + 2/2, IDCG = 3 + 2/log2(3) + 2/2",
+        tol=0.005,
+    ),
+    "9.2": Exercise(
+        "mean cascade regret when r3 is routed to large first",
+        lambda: round(
+            float(
+                _router_table(
+                    dict(ROUTER_RANKING, **{"r3 RAG 80k-token context": ["large", "xl", "mid", "mini", "nano"]})
+                ).attrs["mean"]["regret"]
+            ),
+            3,
+        ),
+        "r3's regret becomes 0; the others stay 0.3, 0.4 and 0.0; average the four",
+        tol=0.001,
+    ),
+    "9.3": Exercise(
+        "share of requests the real-token filter sends to mini at k=10",
+        _share_to_mini_at_10,
+        "stats(10)['share to mini']: requests whose prompt is over nano's 1,024 tokens but within mini's 2,048",
+        tol=0.001,
     ),
     "3.1": Exercise(
         "P@3 of the running example [0, 2, 0, 3, 1] with thr=1",

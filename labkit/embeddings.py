@@ -27,7 +27,7 @@ from labkit import data_dir
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-__all__ = ["MiniLM", "MODEL_ID", "MODEL_SHA256", "cached_embeddings", "cache_dir", "cache_path"]
+__all__ = ["MiniLM", "MODEL_ID", "MODEL_SHA256", "cached_embeddings", "cache_dir", "cache_path", "count_tokens"]
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -147,3 +147,22 @@ def cached_embeddings(ids: Sequence[str], texts: Sequence[str], model: MiniLM | 
     np.save(tmp, vectors)
     tmp.replace(path)
     return vectors
+
+
+@lru_cache(maxsize=1)
+def _counting_tokenizer():
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(data_dir() / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
+def count_tokens(texts: Sequence[str]) -> list[int]:
+    """Real token counts with the committed WordPiece tokenizer (no truncation), special tokens included.
+
+    It is the embedding model's tokenizer, not a chat model's: counts differ from a BPE tokenizer's
+    by some percent, but they are real counts, not an estimate.
+    """
+    return [len(e.ids) for e in _counting_tokenizer().encode_batch(list(texts))]

@@ -28,6 +28,8 @@ __all__ = [
     "table_html",
     "ChunkGridExplorer",
     "CutoffExplorer",
+    "RoutingExplorer",
+    "TriageExplorer",
 ]
 
 LAYOUT = w.Layout(width="440px")
@@ -343,3 +345,87 @@ class CutoffExplorer(w.VBox):
         table = metrics.compare_runs(cut, self.qrels, self.groups, (f"RR@{k}", f"hit@{k}"))
         self.result = table.round(4)
         self.table.value = table_html(table)
+
+
+class RoutingExplorer(w.VBox):
+    """One slider, k: prompt sizes, where a window filter routes the requests, the price, the filter's errors.
+
+    Wraps ``stats(k) -> dict`` (the notebook passes a function built on :func:`labkit.router.routing_at_k`);
+    each k is computed once, then cached.
+    """
+
+    def __init__(self, stats, k=5, max_k=20):
+        self._stats, self._cache = stats, {}
+        self.k = w.IntSlider(value=k, min=1, max=max_k, description="k (chunks in the prompt)",
+                             continuous_update=False, layout=w.Layout(width="480px"),
+                             style={"description_width": "190px"})  # fmt: skip
+        self.table = w.HTML()
+        self.result: dict = {}
+        self.k.observe(self._update, names="value")
+        super().__init__([self.k, self.table])
+        self.add_class("lk-routing-explorer")
+        self._update()
+
+    def _update(self, _change=None) -> None:
+        k = self.k.value
+        if k not in self._cache:
+            self._cache[k] = self._stats(k)
+        self.result = dict(self._cache[k])
+        rows = "".join(
+            f'<tr><th style="text-align:left;padding-right:1em">{html.escape(name)}</th>'
+            f'<td class="lk-value" data-stat="{html.escape(name)}" style="font-family:monospace">{v:.4g}</td></tr>'
+            for name, v in self.result.items()
+        )
+        self.table.value = f'<table class="lk-result">{rows}</table>'
+
+
+class TriageExplorer(w.VBox):
+    """Slider k and a cell picker: the 2x2 counts, the priority, and example traces of the chosen cell.
+
+    Wraps :func:`labkit.triage.triage` and :func:`labkit.triage.priority` over ``traces_at(k)``
+    (a function returning the traces of a pipeline that reads the top ``k`` chunks); each k is cached.
+    """
+
+    def __init__(self, traces_at, k=5, max_k=20, n_examples=3):
+        from labkit import triage as triage_mod
+
+        self._triage, self._traces_at, self._cache, self.n_examples = triage_mod, traces_at, {}, n_examples
+        self.k = w.IntSlider(value=k, min=1, max=max_k, description="k (chunks read)", continuous_update=False,
+                             layout=LAYOUT, style=STYLE)  # fmt: skip
+        self.cell = w.ToggleButtons(options=list(triage_mod.QUADRANTS), value="GEN_FAIL", description="examples of",
+                                    style={**STYLE, "button_width": "auto"})  # fmt: skip
+        self.table = w.HTML()
+        self.examples = w.HTML()
+        self.result: dict = {}
+        for control in (self.k, self.cell):
+            control.observe(self._update, names="value")
+        super().__init__([self.k, self.table, self.cell, self.examples])
+        self.add_class("lk-triage-explorer")
+        self._update()
+
+    def _update(self, _change=None) -> None:
+        k = self.k.value
+        if k not in self._cache:
+            self._cache[k] = self._traces_at(k)
+        traces = self._cache[k]
+        counts = self._triage.triage(traces, k)
+        first = self._triage.priority(counts)
+        chosen = [t for t in traces if self._triage.quadrant(t, k) == self.cell.value][: self.n_examples]
+        self.result = {"k": k, "counts": counts, "priority": first, "examples": [t["qid"] for t in chosen]}
+        n = len(traces)
+        rows = "".join(
+            f'<tr><th style="text-align:left;padding-right:1em">{q}</th>'
+            f'<td class="lk-value" data-count="{q}" style="font-family:monospace">{c}</td>'
+            f'<td style="font-family:monospace;padding-left:1em">{c / n:.1%}</td></tr>'
+            for q, c in counts.items()
+        )
+        self.table.value = (
+            f'<table class="lk-result">{rows}</table><p>fix first: <b class="lk-priority">{html.escape(first)}</b></p>'
+        )
+        items = "".join(
+            f'<li class="lk-example" data-qid="{html.escape(t["qid"])}"><b>{html.escape(t["qid"])}</b> '
+            f"{html.escape(t['question'])}<br>gold: <code>{html.escape(', '.join(t['gold']))}</code>; "
+            f"read: <code>{html.escape(', '.join(t['retrieved'][:k]))}</code></li>"
+            for t in chosen
+        )
+        self.examples.value = f"<ol>{items}</ol>" if items else "<p>no trace in this cell</p>"

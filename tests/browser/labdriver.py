@@ -683,3 +683,217 @@ class ChunkGridPage:
         handle.focus()
         for _ in range(times):
             handle.press(key)
+
+
+# ---------------------------------------------------------------- chapter 07
+
+CH07_STEM = "07_triage"
+
+
+@functools.cache
+def ch07_traces(k: int) -> list[dict]:
+    """The notebook's ``traces_at(k)``, the function its TriageExplorer wraps, computed here once per k.
+
+    Same queries, chunks (128/32) and ``make_run(HybridRetriever([bm25, dense]), queries, 20)`` as chapter 04
+    (``ch04_runs()["hybrid"]``: c=60, depth 100, made at depth 20), so they are reused; the chunk texts are
+    chapter 01's BM25 retriever's chunks, the qrels chapter 01's ``spans_to_qrels``.
+    """
+    from labkit import triage
+    from labkit.data import load_corpus
+    from labkit.positions import LexicalReader
+
+    inp = ch01_inputs()
+    queries = list(inp.queries.values())  # load_queries() order
+    texts = {c.id: c.text for c in inp.retrievers["bm25"].chunks}
+    corpus_texts = {d: doc.text for d, doc in load_corpus().items()}
+    return triage.extractive_traces(queries, ch04_runs()["hybrid"], texts, inp.qrels, LexicalReader(), corpus_texts, k)
+
+
+class TriageExplorerPage:
+    """The 07 explorer (``labkit.widgets.TriageExplorer``) on the page, with the state the test put it in."""
+
+    SLIDER = "k (chunks read)"
+    TOGGLE = "examples of"
+    EMPTY = "no trace in this cell"
+
+    def __init__(self, page, stem: str = CH07_STEM):
+        self.page, self.stem = page, stem
+        self.root = page.locator(".lk-triage-explorer")
+        self.k, self.cell = 5, "GEN_FAIL"  # as the notebook creates it
+
+    # -- controls
+    def slider(self, label: str = SLIDER):
+        return self.root.locator(".widget-slider").filter(has=self.page.locator("label", has_text=exact(label)))
+
+    def readout(self, label: str = SLIDER) -> str:
+        return self.slider(label).locator(".widget-readout").inner_text().strip()
+
+    def toggle(self, option: str):
+        return self.root.locator(".widget-toggle-button", has_text=exact(option))
+
+    def chosen(self) -> list[str]:
+        """The pressed toggle button(s) of "examples of" (ipywidgets marks the selected one ``mod-active``)."""
+        return self.root.locator(".widget-toggle-button.mod-active").all_inner_texts()
+
+    # -- what the page shows
+    def table(self) -> dict[str, str]:
+        """``{cell: "count share"}``: the ``data-count`` cell and the percentage cell next to it, as printed."""
+        return self.root.locator("td.lk-value").evaluate_all(
+            "els => Object.fromEntries(els.map(e => [e.dataset.count,"
+            " e.textContent.trim() + ' ' + (e.nextElementSibling ? e.nextElementSibling.textContent.trim() : '')]))"
+        )
+
+    def priority(self) -> str:
+        b = self.root.locator("b.lk-priority")
+        return b.first.inner_text().strip() if b.count() else "(missing)"
+
+    def examples(self) -> list[str]:
+        return self.root.locator("li.lk-example").evaluate_all("els => els.map(e => e.dataset.qid)")
+
+    def empty_message(self) -> str:
+        return self.EMPTY if self.root.get_by_text(self.EMPTY, exact=True).count() else ""
+
+    def shown(self) -> tuple:
+        return self.table(), self.priority(), self.examples(), self.empty_message()
+
+    def state(self) -> str:
+        return f"k={self.k}, examples of {self.cell}"
+
+    def expected(self) -> tuple[dict[str, str], str, list[str], str]:
+        from labkit import triage
+
+        traces = ch07_traces(self.k)
+        counts = triage.triage(traces, self.k)
+        n = len(traces)
+        table = {q: f"{c} {c / n:.1%}" for q, c in counts.items()}  # labkit.widgets' format, restated
+        qids = [t["qid"] for t in traces if triage.quadrant(t, self.k) == self.cell][:3]
+        return table, triage.priority(counts), qids, "" if qids else self.EMPTY
+
+    # -- checks
+    def check(self, widget: str, previous: tuple | None = None) -> tuple:
+        """Every count cell (and its share), the priority and the example qids show labkit's values.
+
+        An empty cell must show "no trace in this cell". ``previous``: what the last check expected; a move that
+        changes nothing would prove nothing. Returns what this check expected.
+        """
+        want = self.expected()
+        assert want != previous, (
+            f"{self.stem}: TriageExplorer {widget} -> the test's move changes nothing ({self.state()})"
+        )
+        shown = poll(self.shown, want)
+        if shown != want:
+            want_table, want_priority, want_qids, want_empty = want
+            problems = _diffs(shown[0], want_table)
+            if shown[1] != want_priority:
+                problems.append(f"priority shows {shown[1]!r}, labkit says {want_priority!r}")
+            if shown[2] != want_qids:
+                problems.append(f"examples show {shown[2]}, labkit says {want_qids}")
+            if shown[3] != want_empty:
+                problems.append(
+                    f"the page shows {self.EMPTY!r}" if shown[3] else f"the page does not show {self.EMPTY!r}"
+                )
+            raise AssertionError(
+                f"{self.stem}: TriageExplorer {widget} -> {'; '.join(problems)}"
+                f" (for {self.state()}; slider {self.SLIDER!r} reads {self.readout()!r},"
+                f" toggle {self.TOGGLE!r} shows {self.chosen()})"
+            )
+        return want
+
+    def check_control(self, widget: str, read, want) -> None:
+        shown = poll(read, want)
+        assert shown == want, f"{self.stem}: TriageExplorer {widget} shows {shown!r}, expected {want!r}"
+
+    # -- actions
+    def press_slider(self, label: str, key: str, times: int = 1) -> None:
+        handle = self.slider(label).locator(".noUi-handle")
+        handle.focus()
+        for _ in range(times):
+            handle.press(key)
+
+
+# ---------------------------------------------------------------- chapter 09
+
+CH09_STEM = "09_router_eval"
+ROUTING_TIMEOUT_S = 60.0  # a k the kernel has not computed yet: every query's prompt, tokenized (~2 s per k)
+
+# The made-up line-up 09_router_eval defines (restated so a change there is caught): $ per 1M tokens, windows.
+CH09_COST = {"nano": 0.1, "mini": 0.4, "mid": 1.5, "large": 5.0, "xl": 15.0}
+CH09_WINDOW = {"nano": 1024, "mini": 2048, "mid": 4096, "large": 16384, "xl": 131072}
+
+
+@functools.cache
+def ch09_stats(k: int) -> dict[str, float]:
+    """The notebook's ``stats(k)``, the function its RoutingExplorer wraps, computed here once per k.
+
+    Same queries, chunks (128/32) and ``make_run(HybridRetriever([bm25, dense]), queries, 20)`` as chapter 04
+    (``ch04_runs()["hybrid"]``: c=60, depth 100, made at depth 20), so they are reused; the chunk texts are
+    chapter 01's BM25 retriever's chunks.
+    """
+    from labkit import router
+    from labkit.embeddings import count_tokens
+
+    inp = ch01_inputs()
+    queries = list(inp.queries.values())  # load_queries() order
+    texts = {c.id: c.text for c in inp.retrievers["bm25"].chunks}
+    prompts = router.rag_prompts(queries, ch04_runs()["hybrid"], texts, k)
+    return router.routing_at_k(count_tokens(prompts), [router.chars_over_4(p) for p in prompts], CH09_WINDOW, CH09_COST)
+
+
+class RoutingExplorerPage:
+    """The 09 explorer (``labkit.widgets.RoutingExplorer``) on the page, with the state the test put it in."""
+
+    SLIDER = "k (chunks in the prompt)"
+
+    def __init__(self, page, stem: str = CH09_STEM):
+        self.page, self.stem = page, stem
+        self.root = page.locator(".lk-routing-explorer")
+        self.k = 5  # as the notebook creates it
+
+    # -- controls
+    def slider(self, label: str = SLIDER):
+        return self.root.locator(".widget-slider").filter(has=self.page.locator("label", has_text=exact(label)))
+
+    def readout(self, label: str = SLIDER) -> str:
+        return self.slider(label).locator(".widget-readout").inner_text().strip()
+
+    # -- what the page shows
+    def table(self) -> dict[str, str]:
+        return self.root.locator("td.lk-value").evaluate_all(
+            "els => Object.fromEntries(els.map(e => [e.dataset.stat, e.textContent.trim()]))"
+        )
+
+    def state(self) -> str:
+        return f"k={self.k}"
+
+    def expected(self) -> dict[str, str]:
+        return {name: f"{v:.4g}" for name, v in ch09_stats(self.k).items()}
+
+    # -- checks
+    def check(self, widget: str, previous: dict | None = None) -> dict:
+        """Every stat cell shows labkit's value (``f"{v:.4g}"``) for the current k.
+
+        ``previous``: what the last check expected; a move that changes nothing would prove nothing.
+        Returns what this check expected.
+        """
+        want = self.expected()
+        assert want != previous, (
+            f"{self.stem}: RoutingExplorer {widget} -> the test's move changes nothing ({self.state()})"
+        )
+        shown = poll(self.table, want, timeout=ROUTING_TIMEOUT_S)
+        if shown != want:
+            raise AssertionError(
+                f"{self.stem}: RoutingExplorer {widget} -> {'; '.join(_diffs(shown, want))}"
+                f" (for {self.state()}; slider {self.SLIDER!r} reads {self.readout()!r})"
+            )
+        return want
+
+    def check_control(self, widget: str, read, want: str) -> None:
+        shown = poll(read, want)
+        assert shown == want, f"{self.stem}: RoutingExplorer {widget} shows {shown!r}, expected {want!r}"
+
+    # -- actions
+    def press_slider(self, label: str, key: str, times: int = 1) -> None:
+        handle = self.slider(label).locator(".noUi-handle")
+        handle.focus()
+        for _ in range(times):
+            handle.press(key)

@@ -21,9 +21,13 @@ from labdriver import (
     LabNotebook,
     Playground,
     QuestionBoxPage,
+    RoutingExplorerPage,
+    TriageExplorerPage,
     ch01_inputs,
     ch04_runs,
     ch05_grid,
+    ch07_traces,
+    ch09_stats,
     exact,
     grades_text,
     poll,
@@ -39,6 +43,8 @@ COVERED = {
     "03_metrics_by_hand": "test_03_metrics_by_hand",
     "04_mrr_hit_rate_lost_in_the_middle": "test_04_mrr_hit_rate_lost_in_the_middle",
     "05_chunk_grid": "test_05_chunk_grid",
+    "07_triage": "test_07_triage",
+    "09_router_eval": "test_09_router_eval",
 }
 
 
@@ -310,3 +316,83 @@ def test_05_chunk_grid(open_notebook):
     ex.size = 64
     ex.check_control("slider 'chunk size (words)' readout", lambda: ex.readout("chunk size (words)"), "64")
     ex.check("slider 'chunk size (words)' (Home)", shown)
+
+
+# ---------------------------------------------------------------- 07_triage
+
+
+def test_07_triage(open_notebook):
+    stem = "07_triage"
+    nb: LabNotebook = open_notebook(stem)
+    ch07_traces(5)  # after Run All: the embedding cache is warm and both processes read the same files
+    ex = TriageExplorerPage(nb.page, stem)
+    assert ex.root.count() == 1, f"{stem}: expected one TriageExplorer, found {ex.root.count()}"
+    label, toggle = ex.SLIDER, ex.TOGGLE
+
+    ex.check_control(f"slider {label!r} readout", ex.readout, "5")
+    ex.check_control(f"toggle {toggle!r}", ex.chosen, ["GEN_FAIL"])
+    shown = ex.check("as loaded")
+    save_screenshot(ex.root, stem)
+
+    # the cell picker: same k, same counts, another cell's first three traces
+    ex.toggle("OK").click()
+    ex.cell = "OK"
+    ex.check_control(f"toggle {toggle!r}", ex.chosen, ["OK"])
+    shown = ex.check(f"toggle {toggle!r} = OK", shown)
+    ex.toggle("LUCKY").click()
+    ex.cell = "LUCKY"  # 0 for an extractive reader: it cannot be right without the evidence
+    ex.check_control(f"toggle {toggle!r}", ex.chosen, ["LUCKY"])
+    shown = ex.check(f"toggle {toggle!r} = LUCKY", shown)
+    assert shown[3] == ex.EMPTY, f"{stem}: TriageExplorer toggle {toggle!r} = LUCKY -> labkit has traces in LUCKY"
+
+    # k: keyboard on the handle; continuous_update=False, so each key press sends one value (each k: ~1 s)
+    ex.press_slider(label, "Home")
+    ex.k = 1  # the reader cannot miss the only passage: GEN_FAIL is 0, every failure is retrieval's
+    ex.check_control(f"slider {label!r} readout", ex.readout, "1")
+    shown = ex.check(f"slider {label!r} (Home)", shown)
+    assert shown[0]["GEN_FAIL"].startswith("0 ") and shown[1] == "retrieval", (
+        f"{stem}: TriageExplorer slider {label!r} (Home) -> labkit says {shown[0]} and {shown[1]!r} at k=1"
+    )
+    ex.press_slider(label, "ArrowRight", times=2)
+    ex.k = 3
+    ex.check_control(f"slider {label!r} readout", ex.readout, "3")
+    shown = ex.check(f"slider {label!r} (ArrowRight x2)", shown)
+    ex.toggle("RET_FAIL").click()
+    ex.cell = "RET_FAIL"
+    ex.check_control(f"toggle {toggle!r}", ex.chosen, ["RET_FAIL"])
+    ex.check(f"toggle {toggle!r} = RET_FAIL", shown)
+
+
+# ---------------------------------------------------------------- 09_router_eval
+
+
+def test_09_router_eval(open_notebook):
+    stem = "09_router_eval"
+    nb: LabNotebook = open_notebook(stem)
+    ch09_stats(5)  # after Run All: the embedding cache is warm and both processes read the same files
+    ex = RoutingExplorerPage(nb.page, stem)
+    assert ex.root.count() == 1, f"{stem}: expected one RoutingExplorer, found {ex.root.count()}"
+    label = ex.SLIDER
+
+    ex.check_control(f"slider {label!r} readout", ex.readout, "5")
+    shown = ex.check("as loaded")
+    save_screenshot(ex.root, stem)
+
+    # k: keyboard on the handle; continuous_update=False, so each key press sends one value. The widget computes
+    # each k once (every query's prompt, tokenized: ~2 s in the kernel), hence the longer poll (ROUTING_TIMEOUT_S).
+    ex.press_slider(label, "ArrowRight")
+    ex.k = 6
+    ex.check_control(f"slider {label!r} readout", ex.readout, "6")
+    shown = ex.check(f"slider {label!r} (ArrowRight)", shown)
+    ex.press_slider(label, "End")
+    ex.k = 20  # the run's full depth: nano and mini are out of the window
+    ex.check_control(f"slider {label!r} readout", ex.readout, "20")
+    shown = ex.check(f"slider {label!r} (End)", shown)
+    ex.press_slider(label, "Home")
+    ex.k = 1
+    ex.check_control(f"slider {label!r} readout", ex.readout, "1")
+    shown = ex.check(f"slider {label!r} (Home)", shown)
+    ex.press_slider(label, "ArrowRight", times=9)  # nine values sent, k = 2..10, each computed in turn
+    ex.k = 10
+    ex.check_control(f"slider {label!r} readout", ex.readout, "10")
+    ex.check(f"slider {label!r} (ArrowRight x9)", shown)

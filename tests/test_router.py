@@ -1,0 +1,65 @@
+"""labkit.router: the source chapter's router printout, window filtering, bad input."""
+
+import pytest
+
+from labkit import router
+
+COST = {"nano": 0.1, "mini": 0.4, "mid": 1.5, "large": 5.0, "xl": 15.0}
+PASS = {
+    "r1 summarise email": {"nano", "mini", "mid", "large", "xl"},
+    "r2 SQL 3-table join": {"mid", "large", "xl"},
+    "r3 RAG 80k-token context": {"large", "xl"},
+    "r4 intent classification": {"mini", "mid", "large", "xl"},
+}
+ROUTER = {
+    "r1 summarise email": ["mini", "nano", "mid", "large", "xl"],
+    "r2 SQL 3-table join": ["mini", "mid", "large", "xl", "nano"],
+    "r3 RAG 80k-token context": ["xl", "large", "mid", "mini", "nano"],
+    "r4 intent classification": ["mini", "mid", "nano", "large", "xl"],
+}
+
+PRINTOUT = """\
+r1 summarise email         grades=[2, 3, 2, 2, 2] RR=1.00 NDCG@3=0.93 regret=$+0.3
+r2 SQL 3-table join        grades=[0, 3, 2, 2, 0] RR=0.50 NDCG@3=0.55 regret=$+0.4
+r3 RAG 80k-token context   grades=[2, 3, 0, 0, 0] RR=1.00 NDCG@3=0.91 regret=$+10.0
+r4 intent classification   grades=[3, 2, 0, 2, 2] RR=1.00 NDCG@3=0.81 regret=$+0.0
+MRR=0.875  Hit@1=0.75  NDCG@3=0.801  mean cascade regret=$2.67/1M tok"""
+
+
+def test_source_chapter_printout():
+    table = router.evaluate_router(ROUTER, PASS, COST, k=3)
+    lines = [
+        f"{req:26} grades={row.grades} RR={row.RR:.2f} NDCG@3={row['nDCG@3']:.2f} regret=${row.regret:+.1f}"
+        for req, row in table.iterrows()
+    ]
+    m = table.attrs["mean"]
+    lines.append(
+        f"MRR={m.RR:.3f}  Hit@1={m['hit@1']:.2f}  NDCG@3={m['nDCG@3']:.3f}  mean cascade regret=${m.regret:.2f}/1M tok"
+    )
+    assert "\n".join(lines) == PRINTOUT
+
+
+def test_window_filter():
+    windows = {"small": 100, "big": 1000}
+    cost = {"small": 1.0, "big": 5.0}
+    assert router.cheapest_fitting(90, windows, cost) == "small"
+    assert router.cheapest_fitting(5000, windows, cost) is None
+    errors = router.window_filter_errors([110, 90, 500], [95, 120, 500], windows, cost)
+    assert errors == {"requests": 3, "overflow": pytest.approx(1 / 3), "overpay": pytest.approx(1 / 3)}
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: router.evaluate_router({"r": ["nano"]}, {"r": set()}, COST), "no model passes"),
+        (lambda: router.evaluate_router({"r": ["nano", "nano"]}, {"r": {"nano"}}, COST), "ranks a model twice"),
+        (lambda: router.evaluate_router({"r": ["nano"]}, {"r": {"xl"}}, COST), "never reaches a passing model"),
+        (lambda: router.grade("gpt-9", {"nano"}, COST), "has no cost"),
+        (lambda: router.window_filter_errors([1], [], COST, COST), "one value per request"),
+        (lambda: router.rag_prompts([], {}, {}, 0), "k must be a whole number"),
+    ],
+)
+def test_bad_input(call, words):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert words in str(info.value)
