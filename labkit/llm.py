@@ -65,6 +65,9 @@ class Replay:
                 except (json.JSONDecodeError, KeyError, TypeError):
                     raise ValueError(f"{self.path.name}:{n}: not a cassette line (needs key and response)") from None
 
+    def __repr__(self) -> str:
+        return f"Replay(model={self.model!r}, recordings={len(self.responses)}, cassette={self.path.name!r})"
+
     def __call__(self, prompt: str) -> str:
         key = prompt_key(self.model, prompt)
         if key not in self.responses:

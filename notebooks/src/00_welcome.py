@@ -127,11 +127,20 @@ answer_0_1 = len(corpus)
 check.exercise("0.1", answer_0_1)
 
 # %% [markdown]
-# **Language models.** Chapters 02, 06 and 08 call a language model (to write questions, to judge claims). By
-# design they will replay **recorded** responses from `data/llm/`, so they run offline and give the same
-# numbers every time; an OpenAI-compatible endpoint can be switched on to run them live. Those chapters are
-# still being written; this notebook will show the switch when they land.
-#
+# **Language models.** Some chapters need a language model (to write questions, to judge claims, to answer).
+# `labkit.llm` gives them one interface, `llm(prompt) -> text`, in three modes chosen by the environment
+# variable `LABKIT_LLM`: `replay` (the default) answers only from responses recorded in `data/llm/`, so a chapter
+# runs offline and prints the same numbers every time, and a prompt that was never recorded is an error, never a
+# made-up answer; `live` calls any OpenAI-compatible endpoint (`LABKIT_LLM_BASE_URL`, `LABKIT_LLM_MODEL`, and
+# `LABKIT_LLM_API_KEY` if it needs one); `record` calls it live and saves each new response for replay. The
+# chapters that depend on a model (02, 06, 08) are not written yet, and no response has been recorded.
+
+# %%
+from labkit import llm
+
+llm.from_env()
+
+# %% [markdown]
 # ## Chapters
 #
 # Run them in order; each one uses what the previous ones built.
