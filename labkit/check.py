@@ -64,20 +64,38 @@ def _n_documents() -> int:
 
 
 @lru_cache(maxsize=1)
+def _handbook():
+    """The setting the chapters share (chunks of 128 words, overlap 32), built once per process."""
+    from types import SimpleNamespace
+
+    from labkit.chunking import chunk_corpus, spans_to_qrels
+    from labkit.data import load_corpus, load_queries
+    from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever
+
+    corpus, queries = load_corpus(), load_queries()
+    chunks = chunk_corpus(corpus, 128, 32)
+    bm25, dense = BM25Retriever(chunks), DenseRetriever(chunks)
+    return SimpleNamespace(
+        corpus=corpus,
+        queries=queries,
+        chunks=chunks,
+        texts={c.id: c.text for c in chunks},
+        qrels=spans_to_qrels(queries, chunks),
+        bm25=bm25,
+        dense=dense,
+        hybrid=HybridRetriever([bm25, dense]),
+    )
+
+
+@lru_cache(maxsize=1)
 def _handbook_hits() -> tuple:
     """Chapter 01's setting, recomputed: hit@10 of BM25 and dense per query, and the per-slice table."""
     from labkit import fusion
-    from labkit.chunking import chunk_corpus, spans_to_qrels
-    from labkit.data import load_corpus, load_queries
-    from labkit.retrieval import BM25Retriever, DenseRetriever, make_run
+    from labkit.retrieval import make_run
 
-    queries = load_queries()
-    chunks = chunk_corpus(load_corpus(), 128, 32)
-    qrels = spans_to_qrels(queries, chunks)
-    runs = {
-        "bm25": make_run(BM25Retriever(chunks), queries, 100),
-        "dense": make_run(DenseRetriever(chunks), queries, 100),
-    }
+    h = _handbook()
+    queries, qrels = h.queries, h.qrels
+    runs = {"bm25": make_run(h.bm25, queries, 100), "dense": make_run(h.dense, queries, 100)}
     table = fusion.hybrid_table(runs, qrels, {q.qid: q.slice for q in queries}, c=60, k=10)
     hits = {
         name: metrics.evaluate({q: r[:10] for q, r in run.items()}, qrels, ("hit@10",)).per_query["hit@10"]
@@ -160,16 +178,12 @@ def _router_table(ranking=None):
 
 
 def _share_to_mini_at_10() -> float:
-    from labkit.chunking import chunk_corpus
-    from labkit.data import load_corpus, load_queries
     from labkit.embeddings import count_tokens
-    from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+    from labkit.retrieval import make_run
     from labkit.router import chars_over_4, rag_prompts, routing_at_k
 
-    queries = load_queries()
-    chunks = chunk_corpus(load_corpus(), 128, 32)
-    run = make_run(HybridRetriever([BM25Retriever(chunks), DenseRetriever(chunks)]), queries, 10)
-    prompts = rag_prompts(queries, run, {c.id: c.text for c in chunks}, 10)
+    h = _handbook()
+    prompts = rag_prompts(h.queries, make_run(h.hybrid, h.queries, 10), h.texts, 10)
     stats = routing_at_k(count_tokens(prompts), [chars_over_4(p) for p in prompts], ROUTER_WINDOW, ROUTER_COST)
     return round(stats["share to mini"], 3)
 
@@ -190,23 +204,13 @@ def _toy_priority() -> str:
 
 def _gen_fail_at(k: int) -> int:
     from labkit import triage
-    from labkit.chunking import chunk_corpus, spans_to_qrels
-    from labkit.data import load_corpus, load_queries
     from labkit.positions import LexicalReader
-    from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+    from labkit.retrieval import make_run
 
-    corpus, queries = load_corpus(), load_queries()
-    chunks = chunk_corpus(corpus, 128, 32)
-    run = make_run(HybridRetriever([BM25Retriever(chunks), DenseRetriever(chunks)]), queries, 20)
-    traces = triage.extractive_traces(
-        queries,
-        run,
-        {c.id: c.text for c in chunks},
-        spans_to_qrels(queries, chunks),
-        LexicalReader(),
-        {d: doc.text for d, doc in corpus.items()},
-        k,
-    )
+    h = _handbook()
+    run = make_run(h.hybrid, h.queries, 20)
+    corpus_texts = {d: doc.text for d, doc in h.corpus.items()}
+    traces = triage.extractive_traces(h.queries, run, h.texts, h.qrels, LexicalReader(), corpus_texts, k)
     return triage.triage(traces, k)["GEN_FAIL"]
 
 
