@@ -23,7 +23,7 @@ from typing import Any
 
 from labkit.chunking import Chunk
 
-__all__ = ["BM25Retriever", "DenseRetriever", "HybridRetriever", "make_run", "runs_by_name", "side_by_side"]
+__all__ = ["BM25Retriever", "DenseRetriever", "HybridRetriever", "make_run", "side_by_side"]
 
 Hit = tuple[str, float]
 
@@ -189,12 +189,6 @@ def make_run(retriever: Any, queries: Iterable[Any], k: int = 10) -> dict[str, l
     qids = [q.qid if hasattr(q, "qid") else q["qid"] for q in queries]
     results = retriever.search_many(texts, k)
     return {qid: [d for d, _ in hits] for qid, hits in zip(qids, results, strict=True)}
-
-
-def runs_by_name(retrievers: Mapping[str, Any], queries: Iterable[Any], k: int = 10) -> dict[str, dict[str, list[str]]]:
-    """:func:`make_run` for several named retrievers."""
-    queries = list(queries)
-    return {name: make_run(r, queries, k) for name, r in retrievers.items()}
 
 
 def side_by_side(question: str, retrievers: Mapping[str, Any], k: int = 5, judged: Mapping[str, int] | None = None):
