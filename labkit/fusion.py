@@ -83,9 +83,11 @@ def rrf(
     for ranking, weight in zip(lists, w, strict=True):
         for rank, doc in enumerate(ranking, start=1):
             score[doc] = score.get(doc, 0.0) + weight / (c + rank)
+    # Order on scores rounded to 12 decimals: sums of the same fractions in another order can differ in the
+    # last bit, and a tie must stay a tie (broken by id) whatever the order of the rankings.
     if top_n is None:
-        return sorted(score, key=lambda d: (-score[d], d)), score
-    best = heapq.nsmallest(top_n, score.items(), key=lambda kv: (-kv[1], kv[0]))
+        return sorted(score, key=lambda d: (-round(score[d], 12), d)), score
+    best = heapq.nsmallest(top_n, score.items(), key=lambda kv: (-round(kv[1], 12), kv[0]))
     return [d for d, _ in best], score
 
 
@@ -108,7 +110,7 @@ def combsum(
         for doc, s in run.items():
             norm = (s - lo) / (hi - lo) if hi > lo else 1.0
             total[doc] = total.get(doc, 0.0) + weight * norm
-    fused = sorted(total, key=lambda d: (-total[d], d))
+    fused = sorted(total, key=lambda d: (-round(total[d], 12), d))
     return (fused if top_n is None else fused[:top_n]), total
 
 

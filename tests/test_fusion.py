@@ -94,3 +94,10 @@ def test_fuse_runs_and_combsum():
     assert fused == {"q1": ["D7", "D4", "D2"], "q2": ["a"]}
     order, total = combsum([{"a": 10.0, "b": 0.0}, {"b": 0.9, "a": 0.1, "c": 0.5}])
     assert order[0] == "a" and total["a"] == pytest.approx(1.0) and total["b"] == pytest.approx(1.0)
+
+
+def test_exact_ties_survive_any_order_of_the_rankings():
+    """Found by hypothesis: 1/3 * 3 + 1/2 and 1/2 * 3 tie exactly but not in floating point, order-dependently."""
+    rankings = [["d0", "d2", "d1"], ["d0", "d2", "d1"], ["d0", "d2", "d1"], ["d0", "d1"]]
+    for order in (rankings, rankings[::-1], [rankings[3], *rankings[:3]]):
+        assert rrf(order, c=0)[0] == ["d0", "d1", "d2"]
