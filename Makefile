@@ -16,8 +16,10 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 ## lab: start JupyterLab on the first chapter
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks 00_welcome.ipynb
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) notebooks/00_welcome.ipynb
 
 ## test: lint, unit + property tests, every notebook under nbval, then the browser tests
 test: lint unit nbval browser
