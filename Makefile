@@ -29,13 +29,13 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check labkit tests bench tools data/build_queries.py
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not browser" tests
+	$(BIN)/python -m pytest -q -m "not browser" tests --durations=8
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest -q --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
 
 browser: $(STAMP)
-	$(BIN)/python -m pytest -q -m browser tests
+	$(BIN)/python -m pytest -q -m browser tests --durations=12
 
 ## notebooks: rebuild every notebook from notebooks/src and execute it (maintainers)
 notebooks: $(STAMP)

@@ -13,8 +13,6 @@ import html
 from collections.abc import Sequence
 
 import ipywidgets as w
-import matplotlib.pyplot as plt
-from IPython.display import display
 
 from labkit import fusion, metrics, plots, retrieval
 
@@ -106,7 +104,7 @@ class MetricsPlayground(w.VBox):
         self.down = w.Button(description="down", icon="arrow-down", layout=w.Layout(width="80px"))
         self.table = w.HTML()
         self.message = w.HTML()
-        self.chart = w.Output()
+        self.chart = w.Image(format="png")
         self.result: dict[str, float | None] = {}
         for control in (self.grades, self.unretrieved, self.k, self.thr, self.idcg):
             control.observe(self._update, names="value")
@@ -158,11 +156,7 @@ class MetricsPlayground(w.VBox):
             self.position.options = list(range(1, n + 1))
         self.result = result
         self.table.value = metrics_html(result)
-        fig = plots.plot_gain_discount(grades, self.k.value, extra, self.idcg.value)
-        with self.chart:
-            self.chart.clear_output(wait=True)
-            display(fig)
-        plt.close(fig)
+        self.chart.value = plots.figure_png(plots.plot_gain_discount(grades, self.k.value, extra, self.idcg.value))
 
 
 def metrics_playground(

@@ -56,3 +56,20 @@ def test_notebooks_are_committed_executed_and_clean():
                 text = "".join(out.get("text", "")) + json.dumps(out.get("data", {}).get("text/plain", ""))
                 assert not MACHINE_PATH.search(text), f"{path.name}: machine path {MACHINE_PATH.search(text)[0]}"
                 assert "Warning:" not in "".join(out.get("text", "")), f"{path.name}: warning in output"
+
+
+def test_widgets_draw_charts_as_images_not_output_widgets():
+    # Voila stalls on a cell that displays into an ipywidgets.Output while it executes (see plots.figure_png)
+    text = (ROOT / "labkit" / "widgets.py").read_text()
+    assert not re.search(r"\bw\.Output\(|\bOutput\(\)", text)
+
+
+def test_figure_png_is_the_figure_as_png():
+    import struct
+
+    from labkit import plots
+
+    png = plots.figure_png(plots.plot_gain_discount([0, 2, 0, 3, 1], 5), dpi=100)
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk
+    assert 600 <= width <= 720 and 250 <= height <= 330, (width, height)  # a 7 x 3 inch figure, tight bbox

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import re
@@ -16,7 +17,8 @@ import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
 
-from labkit import metrics
+import labkit
+from labkit import metrics, plots
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -286,10 +288,28 @@ class Playground:
         result = metrics.ranking_metrics(self.grades, self.k, self.thr, self.unretrieved, self.idcg)
         return {name: fmt(v) for name, v in result.items()}
 
+    def chart_sha256(self) -> str:
+        """SHA-256 of the PNG the chart <img> shows (ipywidgets serves it from a blob: URL)."""
+        return self.root.locator(".widget-image").first.evaluate(
+            """async img => {
+                if (!img.src) return "(no image)";
+                const bytes = await (await fetch(img.src)).arrayBuffer();
+                const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+                return Array.from(digest, b => b.toString(16).padStart(2, "0")).join("");
+            }"""
+        )
+
+    def expected_chart_sha256(self) -> str:
+        """The same chart drawn here by labkit (Agg output is byte-identical to the kernel's)."""
+        labkit.setup()  # the notebook's matplotlib style, as its first cell sets it
+        fig = plots.plot_gain_discount(self.grades, self.k, self.unretrieved, self.idcg)
+        return hashlib.sha256(plots.figure_png(fig)).hexdigest()
+
     # -- checks
     def check(self, widget: str) -> None:
-        """The table shows labkit's values for the current state, and no error."""
+        """The table and the chart show what labkit computes for the current state, and no error."""
         want = self.expected()
+        state = f"grades={self.grades} k={self.k} thr={self.thr} unretrieved={self.unretrieved} idcg={self.idcg!r}"
         shown = poll(self.table, want)
         if shown != want:
             diffs = [
@@ -297,7 +317,6 @@ class Playground:
                 for name, value in want.items()
                 if shown.get(name) != value
             ]
-            state = f"grades={self.grades} k={self.k} thr={self.thr} unretrieved={self.unretrieved} idcg={self.idcg!r}"
             error = self.error()
             raise AssertionError(
                 f"{self.stem}: {widget} -> {'; '.join(diffs)}"
@@ -305,6 +324,10 @@ class Playground:
                 + f" (for {state})"
             )
         assert not self.error(), f"{self.stem}: {widget} -> unexpected error {self.error()!r}"
+        want_chart = self.expected_chart_sha256()
+        assert poll(self.chart_sha256, want_chart) == want_chart, (
+            f"{self.stem}: {widget} -> the gain/discount chart is not the one labkit draws for {state}"
+        )
 
     def check_error(self, widget: str, *fragments: str) -> None:
         """The error line names the problem; the table keeps the last valid values."""

@@ -19,9 +19,14 @@ def test_voila_serves_the_03_playground(start_voila, page):
     # has run; wait for the first bytes instead and give the rendering itself a generous, explicit timeout.
     page.goto(server.url + "/", wait_until="commit", timeout=VOILA_RENDER_TIMEOUT_MS)
     pg = Playground(page, f"{stem} (Voila)")
-    expect(
-        pg.root.locator('.lk-value[data-metric="nDCG@k"]'), f"{pg.stem}: the playground never rendered"
-    ).to_be_visible(timeout=VOILA_RENDER_TIMEOUT_MS)
+    try:
+        expect(pg.root.locator('.lk-value[data-metric="nDCG@k"]')).to_be_visible(timeout=VOILA_RENDER_TIMEOUT_MS)
+    except AssertionError as err:
+        status = page.locator("h2").all_inner_texts()  # Voila's spinner says "Executing N of M"
+        raise AssertionError(
+            f"{pg.stem}: the playground never rendered (page says {status}).\n"
+            f"Voila log, last lines:\n{server.log_tail(30)}"
+        ) from err
     assert page.locator(".jp-CodeCell .jp-InputArea, .jp-InputArea-editor, .cm-editor").count() == 0, (
         f"{pg.stem}: code cells are shown"
     )
