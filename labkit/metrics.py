@@ -259,12 +259,10 @@ def _numbers(values: list, what: str, where: list[str]):
     """A float array from ``values``; a clear error for anything that is not a real number or is NaN."""
     import numpy as np
 
-    arr = np.asarray(values)
+    arr = values if isinstance(values, np.ndarray) else np.asarray(values)
     if arr.dtype.kind not in "iuf":  # strings, None, bools mixed in: find the first offender
-        for i, v in enumerate(values):
-            if isinstance(v, bool) or not isinstance(v, Real):
-                raise ValueError(f"{what} for {where[i]} is {v!r}: {what}s must be numbers")
-    arr = arr.astype(float)
+        _raise_first_not_number(values, what, where)
+    arr = arr.astype(float, copy=False)
     nan = np.flatnonzero(np.isnan(arr))
     if len(nan):
         raise ValueError(
@@ -272,6 +270,19 @@ def _numbers(values: list, what: str, where: list[str]):
             f"drop those rows or give them a real {what}"
         )
     return arr
+
+
+def _raise_first_not_number(values, what: str, where) -> None:
+    for i, v in enumerate(values):
+        if isinstance(v, bool) or not isinstance(v, Real):
+            raise ValueError(f"{what} for {where[i]} is {v!r}: {what}s must be numbers")
+
+
+def _column_values(col: Any):
+    """A numeric column as a float array as is (no Python objects); anything else as a list to check."""
+    if col.dtype.kind in "iuf":
+        return col.to_numpy(dtype=float)
+    return col.tolist()
 
 
 def _frame_columns(frame: Any, value_cols: tuple[str, ...], kind: str):
@@ -293,9 +304,12 @@ def _run_arrays(run: Any):
 
     if isinstance(run, pd.DataFrame):
         q, d, col = _frame_columns(run, ("score", "rank"), "run")
-        s = _numbers(run[col].tolist(), col, _Where(q, d))
+        s = _numbers(_column_values(run[col]), col, _Where(q, d))
         s = -s if col == "rank" else s
         may_repeat = True
+    elif isinstance(run, Mapping) and run and all(isinstance(r, Mapping) for r in run.values()):
+        q, d, s = _flatten_dicts(run, "score")
+        may_repeat = False
     elif isinstance(run, Mapping):
         ds: list = []
         ss: list = []
@@ -325,13 +339,34 @@ def _run_arrays(run: Any):
     return q, d, s, may_repeat
 
 
+def _flatten_dicts(nested: Mapping, what: str):
+    """``{qid: {doc: value}}`` as (qids, doc array, float array) without building Python lists."""
+    from itertools import chain
+
+    import numpy as np
+
+    inner = list(nested.values())
+    lengths = [len(x) for x in inner]
+    n = sum(lengths)
+    q = _Qids(list(nested), lengths)
+    d = np.fromiter(chain.from_iterable(inner), dtype=object, count=n)
+    types = set(map(type, chain.from_iterable(x.values() for x in inner)))
+    if all(issubclass(t, Real) and not issubclass(t, bool) for t in types):
+        values = np.fromiter(chain.from_iterable(x.values() for x in inner), dtype=float, count=n)
+    else:
+        _raise_first_not_number(list(chain.from_iterable(x.values() for x in inner)), what, _Where(q, d))
+    return q, d, _numbers(values, what, _Where(q, d))
+
+
 def _qrels_arrays(qrels: Any):
     import numpy as np
     import pandas as pd
 
     if isinstance(qrels, pd.DataFrame):
         q, d, col = _frame_columns(qrels, ("grade",), "qrels")
-        g = _numbers(qrels[col].tolist(), "grade", _Where(q, d))
+        g = _numbers(_column_values(qrels[col]), "grade", _Where(q, d))
+    elif isinstance(qrels, Mapping) and qrels and all(isinstance(j, Mapping) for j in qrels.values()):
+        q, d, g = _flatten_dicts(qrels, "grade")
     elif isinstance(qrels, Mapping):
         ds: list = []
         gs: list = []
@@ -370,12 +405,24 @@ class _Qids:
         return self.keys[self.idx[i]]
 
 
-def _as_qids(q) -> _Qids:
+def _as_qids(q, what: str) -> _Qids:
+    """Query ids as codes. A long table is usually grouped by query, so only the first row
+    of each block of equal ids is hashed; a missing (None/NaN) id is an error."""
+    import numpy as np
     import pandas as pd
 
     if isinstance(q, _Qids):
         return q
-    idx, keys = pd.factorize(q)
+    n = len(q)
+    starts = np.r_[0, np.flatnonzero(q[1:] != q[:-1]) + 1] if n else np.zeros(0, dtype=np.int64)
+    if len(starts) * 4 < n:
+        idx, keys = pd.factorize(q[starts])
+        idx = np.repeat(idx, np.diff(np.r_[starts, n]))
+    else:
+        idx, keys = pd.factorize(q)
+    if n and idx.min() < 0:
+        row = int(np.flatnonzero(idx < 0)[0])
+        raise ValueError(f"{what} row {row} has no qid ({q[row]!r}): every row needs a query id")
     return _Qids(keys, idx=idx)
 
 
@@ -389,15 +436,18 @@ class _Where:
         return f"qid {self.q[i]!r} doc {self.d[i]!r}"
 
 
-def _codes(values, sort: bool):
+def _codes(values, sort: bool, where=lambda row: ""):
     """Integer codes for ids; ids are compared as strings (as trec_eval does)."""
     import numpy as np
     import pandas as pd
 
     codes, uniq = pd.factorize(values)
+    if len(codes) and codes.min() < 0:
+        row = int(np.flatnonzero(codes < 0)[0])
+        raise ValueError(f"a doc id is missing ({values[row]!r}{where(row)}): every row needs a doc id")
     uniq = np.asarray(uniq, dtype=object)
     if not all(type(u) is str for u in uniq):
-        return _codes(np.asarray([str(v) for v in values], dtype=object), sort)
+        return _codes(np.asarray([str(v) for v in values], dtype=object), sort, where)
     if sort:
         order = np.argsort(uniq.astype(str), kind="stable")
         rank = np.empty_like(order)
@@ -409,7 +459,10 @@ def _codes(values, sort: bool):
 def _first_duplicate(key):
     """Index of one row whose int key repeats an earlier one, or None."""
     import numpy as np
+    import pandas as pd
 
+    if pd.Index(key).is_unique:  # a hash table: much cheaper than the sort below, which only names the row
+        return None
     order = np.argsort(key, kind="stable")
     same = np.flatnonzero(key[order][1:] == key[order][:-1])
     return None if len(same) == 0 else int(order[same[0] + 1])
@@ -435,8 +488,44 @@ def _sort_run(q, s, d):
     nq, ns, nd = int(q.max()) + 1, len(uniq_s), int(d.max()) + 1
     if nq * ns * nd < 2**62:  # one int64 key sorts faster than a three-key lexsort
         key = (q * ns + s_rank.astype(np.int64)) * nd + (nd - 1 - d)
-        return np.argsort(key, kind="stable")
+        return np.argsort(key)  # keys are unique (one row per query and doc), so stability is moot
     return np.lexsort((-d, -s, q))
+
+
+def _ranks(q, s, d, sel):
+    """1-based rank (score descending, then doc code descending) of each ``sel`` row in its query.
+
+    Rows grouped by query (the usual case) are laid out as a query x position table, and each
+    selected row counts the rows of its query that come before it: no sort of the whole run.
+    Otherwise, or when that table would be much larger than the run, the whole run is sorted.
+    """
+    import numpy as np
+
+    n, idx = len(q), np.flatnonzero(sel)
+    if n == 0 or len(idx) == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    lengths = np.diff(np.r_[starts, n])
+    width = int(lengths.max())
+    grouped = len(np.unique(q[starts])) == len(starts)
+    if grouped and len(starts) * width <= 4 * n and len(idx) * width <= 64 * n:
+        block = np.repeat(np.arange(len(starts)), lengths)
+        pos = np.arange(n) - starts[block]
+        scores = np.full((len(starts), width), -np.inf)  # padding never comes first: d = -1 loses ties
+        docs = np.full((len(starts), width), -1, dtype=np.int64)
+        scores[block, pos], docs[block, pos] = s, d
+        out = np.empty(len(idx), dtype=np.int64)
+        step = max(1, 2_000_000 // width)  # bounded temporaries (~16 MB per array)
+        for a in range(0, len(idx), step):
+            rows = idx[a : a + step]
+            b, sr, dr = block[rows], s[rows][:, None], d[rows][:, None]
+            before = (scores[b] > sr) | ((scores[b] == sr) & (docs[b] > dr))
+            out[a : a + step] = before.sum(axis=1) + 1
+        return out
+    order = _sort_run(q, s, d)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = _group_ranks(q[order])
+    return rank[idx]
 
 
 def evaluate(
@@ -479,13 +568,17 @@ def evaluate(
 
     # Integer codes. Query ids are coded through their few distinct values; documents are
     # coded in sorted order so that "doc id descending" becomes "code descending" (tie-break).
-    jq, rq = _as_qids(jq), _as_qids(rq)
+    jq, rq = _as_qids(jq, "qrels"), _as_qids(rq, "run")
     code_of: dict[str, int] = {}
     jmap = np.array([code_of.setdefault(str(k), len(code_of)) for k in jq.keys], dtype=np.int64)
     rmap = np.array([code_of.setdefault(str(k), len(code_of)) for k in rq.keys], dtype=np.int64)
     jq_code, rq_code = jmap[jq.idx], rmap[rq.idx]
     q_uniq = np.array(list(code_of), dtype=object)
-    d_code, d_uniq = _codes(np.concatenate([jd, rd]), sort=True)
+    d_code, d_uniq = _codes(
+        np.concatenate([jd, rd]),
+        sort=True,
+        where=lambda i: f" for qid {jq[i]!r} in qrels" if i < nj else f" for qid {rq[i - nj]!r} in the run",
+    )
     jd_code, rd_code = d_code[:nj], d_code[nj:]
     nq, ndocs = len(q_uniq), max(len(d_uniq), 1)
 
@@ -502,21 +595,23 @@ def evaluate(
     judged = np.zeros(nq, dtype=bool)
     judged[jq_code] = True
     known = judged[rq_code]
-    unjudged = sorted({str(x) for x in rq.keys[np.unique(rq.idx[~known])]})
-    rq_code, rd_code, rs, rkey = rq_code[known], rd_code[known], rs[known], rkey[known]
+    unjudged: list[str] = []
+    if not known.all():
+        unjudged = sorted({str(x) for x in rq.keys[np.unique(rq.idx[~known])]})
+        rq_code, rd_code, rs, rkey = rq_code[known], rd_code[known], rs[known], rkey[known]
+    present = np.zeros(nq, dtype=bool)
+    present[rq_code] = True
 
-    if len(rq_code):
-        order = _sort_run(rq_code, rs, rd_code)
-        rq_code, rkey = rq_code[order], rkey[order]
-    rank = _group_ranks(rq_code)
-    max_k = max(k for _, _, k in parsed)
-    keep = rank <= max_k
-    rq_code, rkey, rank = rq_code[keep], rkey[keep], rank[keep]
-
-    # Grade of every retrieved row, looked up by its (query, doc) key.
-
+    # Grade of every retrieved row, looked up by its (query, doc) key. Rows with no positive grade
+    # add nothing to any metric (thr > 0, so they are never relevant, and their gain is 0): only
+    # the ranks of the rows that earn something are needed.
     hit_row = pd.Index(jkey).get_indexer(rkey)
-    grade = np.where(hit_row >= 0, jg[hit_row], 0.0)
+    earns = hit_row >= 0
+    earns[earns] = jg[hit_row[earns]] > 0
+    rank = _ranks(rq_code, rs, rd_code, earns)
+    rq_code, grade = rq_code[earns], jg[hit_row[earns]]
+    keep = rank <= max(k for _, _, k in parsed)
+    rq_code, rank, grade = rq_code[keep], rank[keep], grade[keep]
     gain = np.maximum(grade, 0.0)
     relevant = grade >= thr
     n_rel = np.bincount(jq_code, weights=(jg >= thr), minlength=nq)
@@ -562,8 +657,6 @@ def evaluate(
     rows = rows[np.argsort(q_uniq[rows].astype(str), kind="stable")]
     qids = [str(x) for x in q_uniq[rows]]
     per_query = pd.DataFrame({n: v[rows] for n, v in out.items()}, index=pd.Index(qids, name="qid"))
-    present = np.zeros(nq, dtype=bool)
-    present[rq_code] = True
     missing = [qid for qid, row in zip(qids, rows, strict=True) if not present[row]]
     return Evaluation(per_query=per_query, mean=per_query.mean(), missing=missing, unjudged=unjudged)
 

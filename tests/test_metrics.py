@@ -77,6 +77,28 @@ def test_ranking_metrics_matches_single_functions():
             "more than once",
         ),
         (lambda: M.evaluate(pd.DataFrame({"qid": ["q"], "doc": ["a"]}), {"q": {"a": 1}}), "needs columns"),
+        # a missing id must not be filed under another query or doc (it once was, silently)
+        (
+            lambda: M.evaluate(
+                pd.DataFrame({"qid": ["q", None, "q"], "doc": ["a", "b", "c"], "score": [3, 2, 1]}), {"q": {"a": 1}}
+            ),
+            "run row 1 has no qid",
+        ),
+        (
+            lambda: M.evaluate(
+                pd.DataFrame({"qid": ["q", "q", "q"], "doc": ["a", None, "c"], "score": [3, 2, 1]}), {"q": {"a": 1}}
+            ),
+            "a doc id is missing (nan for qid 'q' in the run)",
+        ),
+        (lambda: M.evaluate({"q": ["a", None]}, {"q": {"a": 1}}), "a doc id is missing (None for qid 'q' in the run)"),
+        (
+            lambda: M.evaluate({"q": ["a"]}, pd.DataFrame({"qid": ["q"], "doc": [None], "grade": [1]})),
+            "for qid 'q' in qrels",
+        ),
+        (
+            lambda: M.evaluate({"q": ["a"]}, pd.DataFrame({"qid": [None], "doc": ["a"], "grade": [1]})),
+            "qrels row 0 has no qid",
+        ),
     ],
 )
 def test_bad_input_names_the_problem(call, words):
@@ -158,8 +180,14 @@ def test_dataframe_run_agrees_with_dict_run(rng):
     frame = pd.DataFrame([(q, d, s) for q, r in run.items() for d, s in r.items()], columns=["qid", "doc", "score"])
     qframe = pd.DataFrame([(q, d, g) for q, r in qrels.items() for d, g in r.items()], columns=["qid", "doc", "grade"])
     a = M.evaluate(run, qrels).per_query
-    b = M.evaluate(frame.sample(frac=1, random_state=1), qframe).per_query
-    pd.testing.assert_frame_equal(a, b)
+    split_blocks = pd.concat([frame.iloc[::2], frame.iloc[1::2]])  # each query's rows in two separate blocks
+    for shape, rows in [
+        ("grouped", frame),
+        ("shuffled", frame.sample(frac=1, random_state=1)),
+        ("split", split_blocks),
+    ]:
+        b = M.evaluate(rows, qframe).per_query
+        pd.testing.assert_frame_equal(a, b, obj=f"{shape} DataFrame run")
 
 
 # ---------------------------------------------------------------- properties
