@@ -214,6 +214,44 @@ def _gen_fail_at(k: int) -> int:
     return triage.triage(traces, k)["GEN_FAIL"]
 
 
+@lru_cache(maxsize=1)
+def _case_study_runs() -> dict:
+    """Chapter 08's runs: BM25 and dense top 100, and their RRF fusion (c=60) top 100."""
+    from labkit import fusion
+    from labkit.retrieval import make_run
+
+    h = _handbook()
+    runs = {"bm25": make_run(h.bm25, h.queries, 100), "dense": make_run(h.dense, h.queries, 100)}
+    runs["hybrid"] = fusion.fuse_runs([runs["bm25"], runs["dense"]], c=60, top_n=100)
+    return runs
+
+
+def _hybrid_recall_at_3(slice_: str) -> float:
+    h = _handbook()
+    run = {q.qid: _case_study_runs()["hybrid"][q.qid][:3] for q in h.queries if q.slice == slice_}
+    return round(float(metrics.evaluate(run, {q: h.qrels[q] for q in run}, ("R@3",)).mean["R@3"]), 3)
+
+
+def _follow_up_hit_at_10() -> float:
+    import dataclasses
+
+    from labkit.retrieval import make_run
+
+    h = _handbook()
+    typed = [dataclasses.replace(q, rewritten=None) for q in h.queries if q.rewritten]
+    run = make_run(h.hybrid, typed, 10)
+    return round(float(metrics.evaluate(run, {q.qid: h.qrels[q.qid] for q in typed}, ("hit@10",)).mean["hit@10"]), 3)
+
+
+def _multihop_all_evidence() -> float:
+    from labkit.grid import evidence_recall
+
+    h = _handbook()
+    multihop = [q for q in h.queries if q.kind == "multihop"]
+    er = evidence_recall(_case_study_runs()["hybrid"], multihop, h.chunks, 10)
+    return round(sum(v >= 1 for v in er.values()) / len(er), 3)
+
+
 TOY_BM25 = ["D7", "D2", "D9", "D4", "D1"]
 TOY_DENSE = ["D4", "D3", "D7", "D8", "D2"]
 
@@ -295,6 +333,21 @@ EXERCISES: dict[str, Exercise] = {
         lambda: _gen_fail_at(10),
         "triage.triage(traces_at(10), 10)['GEN_FAIL']",
         tol=0,
+    ),
+    "8.1": Exercise(
+        "the hybrid's Recall@3 on the real slice",
+        lambda: _hybrid_recall_at_3("real"),
+        "scorecard.loc['real', ('R@3', 'hybrid')]: the reader's k, not 10",
+    ),
+    "8.2": Exercise(
+        "hit rate@10 of the hybrid on the conversational follow-ups as typed",
+        _follow_up_hit_at_10,
+        "rewrite_table.loc[('follow-up as typed', 'hybrid'), 'hit@10']",
+    ),
+    "8.3": Exercise(
+        "share of multi-hop queries with all their evidence in the hybrid's top 10",
+        _multihop_all_evidence,
+        "the 'all evidence@10' column of the per-kind table, row multihop",
     ),
     "9.1": Exercise(
         "nDCG@3 of request r2 in the router example",

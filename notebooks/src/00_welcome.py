@@ -133,7 +133,8 @@ check.exercise("0.1", answer_0_1)
 # runs offline and prints the same numbers every time, and a prompt that was never recorded is an error, never a
 # made-up answer; `live` calls any OpenAI-compatible endpoint (`LABKIT_LLM_BASE_URL`, `LABKIT_LLM_MODEL`, and
 # `LABKIT_LLM_API_KEY` if it needs one); `record` calls it live and saves each new response for replay. The
-# chapters that depend on a model (02, 06, 08) are not written yet, and no response has been recorded.
+# chapters that depend on a model (02 and 06) are not written yet, and no response has been recorded; chapters
+# 04, 07 and 08 use a deterministic extractive reader where a model would answer, and say so.
 
 # %%
 from labkit import llm
