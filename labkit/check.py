@@ -91,11 +91,10 @@ def _handbook():
 def _handbook_hits() -> tuple:
     """Chapter 01's setting, recomputed: hit@10 of BM25 and dense per query, and the per-slice table."""
     from labkit import fusion
-    from labkit.retrieval import make_run
 
     h = _handbook()
     queries, qrels = h.queries, h.qrels
-    runs = {"bm25": make_run(h.bm25, queries, 100), "dense": make_run(h.dense, queries, 100)}
+    runs = {name: _handbook_runs()[name] for name in ("bm25", "dense")}
     table = fusion.hybrid_table(runs, qrels, {q.qid: q.slice for q in queries}, c=60, k=10)
     hits = {
         name: metrics.evaluate({q: r[:10] for q, r in run.items()}, qrels, ("hit@10",)).per_query["hit@10"]
@@ -215,8 +214,8 @@ def _gen_fail_at(k: int) -> int:
 
 
 @lru_cache(maxsize=1)
-def _case_study_runs() -> dict:
-    """Chapter 08's runs: BM25 and dense top 100, and their RRF fusion (c=60) top 100."""
+def _handbook_runs() -> dict:
+    """BM25 and dense top 100 for every query, and their RRF fusion (c=60) top 100 (chapters 01 and 08)."""
     from labkit import fusion
     from labkit.retrieval import make_run
 
@@ -228,7 +227,7 @@ def _case_study_runs() -> dict:
 
 def _hybrid_recall_at_3(slice_: str) -> float:
     h = _handbook()
-    run = {q.qid: _case_study_runs()["hybrid"][q.qid][:3] for q in h.queries if q.slice == slice_}
+    run = {q.qid: _handbook_runs()["hybrid"][q.qid][:3] for q in h.queries if q.slice == slice_}
     return round(float(metrics.evaluate(run, {q: h.qrels[q] for q in run}, ("R@3",)).mean["R@3"]), 3)
 
 
@@ -248,7 +247,7 @@ def _multihop_all_evidence() -> float:
 
     h = _handbook()
     multihop = [q for q in h.queries if q.kind == "multihop"]
-    er = evidence_recall(_case_study_runs()["hybrid"], multihop, h.chunks, 10)
+    er = evidence_recall(_handbook_runs()["hybrid"], multihop, h.chunks, 10)
     return round(sum(v >= 1 for v in er.values()) / len(er), 3)
 
 
