@@ -1,0 +1,104 @@
+"""One set of argument checks for every public labkit function.
+
+Each check takes the argument's *name* first, so the error a learner sees names what to fix::
+
+    >>> whole_number("k", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be >= 1, got 0
+
+NumPy integers and floats are accepted wherever Python's are (``np.int64(5)`` is a fine ``k``);
+``True``/``False`` are not numbers here. Non-finite numbers (NaN, ±inf) are refused unless a
+check says otherwise, because every labkit formula would turn them into a plausible wrong answer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from numbers import Integral, Real
+from typing import Any
+
+__all__ = ["whole_number", "finite_number", "text", "sequence", "strings", "numbers"]
+
+
+def whole_number(name: str, value: Any, minimum: int = 1, maximum: int | None = None, hint: str = "") -> int:
+    """``value`` as an ``int`` in ``[minimum, maximum]``, or a ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        if isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value) and value == int(value):
+            value = int(value)  # 5.0 is a whole number; 5.5 is not
+        else:
+            raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    value = int(value)
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}{': ' + hint if hint else ''}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value}{': ' + hint if hint else ''}")
+    return value
+
+
+def finite_number(
+    name: str,
+    value: Any,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    strict_minimum: bool = False,
+    hint: str = "",
+) -> float:
+    """``value`` as a finite ``float`` within the bounds, or a ``ValueError`` naming ``name``.
+
+    ``strict_minimum=True`` makes the lower bound exclusive (``> minimum``).
+    """
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise ValueError(f"{name} must be a number, got {value!r}{' (' + hint + ')' if hint else ''}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value}{': ' + hint if hint else ''}")
+    tail = f": {hint}" if hint else ""
+    if minimum is not None and (value <= minimum if strict_minimum else value < minimum):
+        raise ValueError(f"{name} must be {'>' if strict_minimum else '>='} {minimum}, got {value:g}{tail}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value:g}{tail}")
+    return value
+
+
+def text(name: str, value: Any, allow_empty: bool = False) -> str:
+    """``value`` if it is a string (non-blank unless ``allow_empty``), else a ``ValueError``."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string, got {type(value).__name__} {value!r:.60}")
+    if not allow_empty and not value.strip():
+        raise ValueError(f"{name} must not be empty")
+    return value
+
+
+def sequence(name: str, value: Any, allow_empty: bool = True, example: str = "") -> list:
+    """``value`` as a list, refusing a string/bytes/mapping (which would be used letter by letter or key by key)."""
+    if isinstance(value, str | bytes | bytearray | Mapping) or not isinstance(value, Iterable):
+        ex = f", e.g. {example}" if example else ""
+        raise ValueError(f"{name} must be a list{ex}, got {type(value).__name__} {value!r:.60}")
+    out = list(value)
+    if not allow_empty and not out:
+        raise ValueError(f"{name} must not be empty")
+    return out
+
+
+def strings(name: str, value: Any, allow_empty: bool = True, unique: bool = False, example: str = "") -> list[str]:
+    """A list of non-empty strings (e.g. document ids), optionally without duplicates."""
+    out = sequence(name, value, allow_empty=allow_empty, example=example)
+    for i, item in enumerate(out):
+        if not isinstance(item, str) or not item:
+            raise ValueError(f"{name}[{i}] must be a non-empty string, got {item!r}")
+    if unique and len(set(out)) != len(out):
+        seen: set[str] = set()
+        dup = next(x for x in out if x in seen or seen.add(x))
+        raise ValueError(f"{name} lists {dup!r} more than once; each item may appear once")
+    return out
+
+
+def numbers(name: str, value: Any, allow_empty: bool = True, minimum: float | None = None) -> list[float]:
+    """A list of finite numbers (grades, scores, weights), optionally all ``>= minimum``."""
+    out = sequence(name, value, allow_empty=allow_empty)
+    result = []
+    for i, item in enumerate(out):
+        result.append(finite_number(f"{name}[{i}]", item, minimum=minimum))
+    return result
