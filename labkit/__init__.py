@@ -37,9 +37,20 @@ def data_dir() -> Path:
     """The ``data/`` folder, wherever the kernel was started.
 
     ``LABKIT_DATA`` overrides it (for practitioners pointing labkit at their
-    own copy); otherwise it is ``<clone>/data``, located from this file.
+    own copy; a relative path is relative to the current directory); otherwise
+    it is ``<clone>/data``, located from this file. ``LABKIT_DATA`` set to an
+    empty (or blank) value is an error, not "unset": ``Path("")`` would
+    silently mean the current directory, and an empty value is usually a
+    variable that did not expand (``LABKIT_DATA=$MY_DATA`` with ``MY_DATA``
+    unset). Unset it to use the workbook's own ``data/``.
     """
-    path = Path(os.environ.get("LABKIT_DATA", ROOT / "data"))
+    env = os.environ.get("LABKIT_DATA")
+    if env is not None and not env.strip():
+        raise ValueError(
+            "LABKIT_DATA is set but empty; unset it to use the workbook's data/ "
+            "(`unset LABKIT_DATA`, or `del os.environ['LABKIT_DATA']` in a notebook), or set it to a folder"
+        )
+    path = Path(env) if env is not None else ROOT / "data"
     if not path.is_dir():
         raise FileNotFoundError(
             f"labkit cannot find its data folder at {path}; run from a clone of the workbook "

@@ -102,3 +102,21 @@ def numbers(name: str, value: Any, allow_empty: bool = True, minimum: float | No
     for i, item in enumerate(out):
         result.append(finite_number(f"{name}[{i}]", item, minimum=minimum))
     return result
+
+
+def mapping(name: str, value: Any, example: str = "") -> Mapping:
+    """``value`` if it is a dict-like ``Mapping`` (qrels, runs, costs), else a ``ValueError`` naming ``name``."""
+    if not isinstance(value, Mapping):
+        ex = f", e.g. {example}" if example else ""
+        raise ValueError(f"{name} must be a dict{ex}, got {type(value).__name__} {value!r:.60}")
+    return value
+
+
+def ranking(name: str, value: Any, allow_empty: bool = True, example: str = "") -> list[str]:
+    """A ranked list of ids: what :func:`strings` accepts, except a set, which has no order to rank by."""
+    if isinstance(value, set | frozenset):
+        raise ValueError(f"{name} must be a ranked list, got a {type(value).__name__}, which has no order")
+    return strings(name, value, allow_empty=allow_empty, example=example)
+
+
+__all__ += ["mapping", "ranking"]

@@ -36,7 +36,20 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, Real) and not isinstance(x, bool)
 
 
+def _plain(x: Any) -> Any:
+    """NumPy arrays and scalars (and pandas Series) as the equivalent Python list or number.
+
+    ``np.array([3, 2, 1, 0, 0])`` answers "give the list of grades" as well as ``[3, 2, 1, 0, 0]`` does, and
+    ``np.float64(0.6)`` or ``np.int64(2)`` is a number.
+    """
+    module = type(x).__module__.split(".")[0]
+    if module in ("numpy", "pandas") and hasattr(x, "tolist"):
+        return x.tolist()
+    return x
+
+
 def _same(answer: Any, expected: Any, tol: float) -> bool:
+    answer, expected = _plain(answer), _plain(expected)
     if _is_number(expected):
         return _is_number(answer) and math.isclose(answer, expected, abs_tol=tol)
     if isinstance(expected, str):
@@ -408,7 +421,15 @@ EXERCISES: dict[str, Exercise] = {
 
 
 def exercise(number: str, answer: Any) -> None:
-    """Print whether ``answer`` solves exercise ``number`` (e.g. ``"3.1"``)."""
+    """Print whether ``answer`` solves exercise ``number`` (e.g. ``"3.1"``).
+
+    NumPy arrays and scalars are compared as the equivalent list or number.
+    """
+    if not isinstance(number, str):
+        raise ValueError(
+            f'number must be the exercise\'s number as a string, e.g. "3.1", got {type(number).__name__} '
+            f"{number!r} (as a float, 3.10 and 3.1 would be the same)"
+        )
     if number not in EXERCISES:
         raise ValueError(f"unknown exercise {number!r}; this chapter's are {sorted(EXERCISES)}")
     ex = EXERCISES[number]

@@ -16,11 +16,13 @@ texts concatenate back to the document.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Real
 from typing import Any
 
+from labkit import args
 from labkit.text import word_spans
 
 __all__ = [
@@ -39,20 +41,19 @@ DEFAULT_SIZE = 128
 DEFAULT_OVERLAP = 32
 
 
+MAX_WINDOWS = 1_000_000
+"""More windows than this is a typing mistake (a document of a million chunks), not a chunking."""
+
+
 def _check_size_overlap(size: Any, overlap: Any) -> tuple[int, int]:
-    for name, v in (("size", size), ("overlap", overlap)):
-        if isinstance(v, bool) or not isinstance(v, Integral):
-            raise ValueError(f"{name} must be a whole number of words, got {v!r}")
-    if size < 1:
-        raise ValueError(f"size must be >= 1 word, got {size}")
-    if overlap < 0:
-        raise ValueError(f"overlap must be >= 0, got {overlap}")
+    size = args.whole_number("size", size, minimum=1)
+    overlap = args.whole_number("overlap", overlap, minimum=0)
     if overlap >= size:
         raise ValueError(
             f"overlap ({overlap}) must be smaller than size ({size}): the window would never move "
             f"(use e.g. overlap={size // 4} for 25 %)"
         )
-    return int(size), int(overlap)
+    return size, overlap
 
 
 def chunk_spans(n_tokens: int, size: int, overlap: int) -> list[tuple[int, int]]:
@@ -64,11 +65,18 @@ def chunk_spans(n_tokens: int, size: int, overlap: int) -> list[tuple[int, int]]
     [(0, 4), (3, 7), (6, 10)]
     """
     size, overlap = _check_size_overlap(size, overlap)
-    if isinstance(n_tokens, bool) or not isinstance(n_tokens, Integral) or n_tokens < 1:
+    if isinstance(n_tokens, bool) or not isinstance(n_tokens, Real) or not math.isfinite(n_tokens) or n_tokens < 1:
         raise ValueError(
             f"n_tokens must be a whole number >= 1 (an empty document has nothing to chunk), got {n_tokens!r}"
         )
+    n_tokens = args.whole_number("n_tokens", n_tokens)
     stride = size - overlap
+    windows = 1 + max(0, -(-(n_tokens - size) // stride))
+    if windows > MAX_WINDOWS:
+        raise ValueError(
+            f"n_tokens={n_tokens:,} with size {size} and overlap {overlap} makes {windows:,} windows "
+            f"(more than {MAX_WINDOWS:,}): check n_tokens, or use a larger size or a smaller overlap"
+        )
     spans, start = [], 0
     while True:
         spans.append((start, min(start + size, n_tokens)))
@@ -79,9 +87,20 @@ def chunk_spans(n_tokens: int, size: int, overlap: int) -> list[tuple[int, int]]
 
 def contains_span(spans: Sequence[tuple[int, int]], a: int, b: int) -> int | None:
     """Index of the first window that holds all of ``[a, b)``, or ``None`` when every window cuts it."""
+    a = args.whole_number("a", a, minimum=0)
+    b = args.whole_number("b", b, minimum=0)
     if b <= a:
         raise ValueError(f"the span [{a}, {b}) is empty: end must be greater than start")
-    return next((i for i, (s, e) in enumerate(spans) if s <= a and b <= e), None)
+    windows = args.sequence("spans", spans, example="chunk_spans(1000, 256, 64)")
+    for i, w in enumerate(windows):
+        if (
+            isinstance(w, str | bytes)
+            or not isinstance(w, Sequence)
+            or len(w) != 2
+            or any(isinstance(x, bool) or not isinstance(x, Real) for x in w)
+        ):
+            raise ValueError(f"spans[{i}] must be a (start, end) pair of numbers, got {w!r:.60}")
+    return next((i for i, (s, e) in enumerate(windows) if s <= a and b <= e), None)
 
 
 @dataclass(frozen=True)
@@ -99,6 +118,8 @@ class Chunk:
 
 def chunk_document(doc: str, text: str, size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP) -> list[Chunk]:
     """Cut one document into word windows; chunk ids are ``"<doc>#<index>"`` from 0."""
+    args.text("doc", doc)
+    args.text("text", text, allow_empty=True)
     size, overlap = _check_size_overlap(size, overlap)
     words = word_spans(text)
     if not words:
@@ -113,12 +134,22 @@ def chunk_document(doc: str, text: str, size: int = DEFAULT_SIZE, overlap: int =
 
 def chunk_corpus(corpus: Mapping[str, Any], size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP) -> list[Chunk]:
     """Chunk every document of ``{doc_id: Document or text}``, in doc-id order."""
+    args.mapping("corpus", corpus, example="labkit.data.load_corpus()")
     if not corpus:
         raise ValueError("corpus is empty: load it with labkit.data.load_corpus()")
+    size, overlap = _check_size_overlap(size, overlap)
+    for doc_id in corpus:
+        if not isinstance(doc_id, str) or not doc_id.strip():
+            raise ValueError(f"corpus has a document id {doc_id!r}: ids must be non-empty strings")
     out: list[Chunk] = []
     for doc_id in sorted(corpus):
         doc = corpus[doc_id]
-        out += chunk_document(doc_id, doc if isinstance(doc, str) else doc.text, size, overlap)
+        text = doc if isinstance(doc, str) else getattr(doc, "text", None)
+        if not isinstance(text, str):
+            raise ValueError(
+                f"corpus[{doc_id!r}] must be a text or a Document (with .text), got {type(doc).__name__} {doc!r:.40}"
+            )
+        out += chunk_document(doc_id, text, size, overlap)
     return out
 
 
@@ -143,13 +174,24 @@ def split_stats(gold: Iterable[tuple[int, int, int]], size: int, overlap: int) -
     you embed and store some tokens twice); ``split_rate`` = share of answers
     that no single chunk holds whole.
     """
-    gold = list(gold)
+    gold = args.sequence("gold", gold, example="[(1000, 240, 40), (800, 120, 30)]")
     if not gold:
         raise ValueError("gold is empty: give (doc length, answer start, answer length) tuples")
+    size, overlap = _check_size_overlap(size, overlap)
+    triples = []
+    for i, item in enumerate(gold):
+        if isinstance(item, str | bytes | Mapping) or not isinstance(item, Sequence) or len(item) != 3:
+            raise ValueError(f"gold[{i}] must be a (doc length, answer start, answer length) triple, got {item!r:.60}")
+        triples.append(
+            tuple(
+                args.whole_number(f"gold[{i}] {what}", x, minimum=m)
+                for what, x, m in zip(("doc length", "answer start", "answer length"), item, (1, 0, 1), strict=True)
+            )
+        )
     total = n_chunks = indexed = split = 0
-    for n, a, length in gold:
+    for i, (n, a, length) in enumerate(triples):
         if not (0 <= a and length >= 1 and a + length <= n):
-            raise ValueError(f"answer ({a}, length {length}) does not fit in a document of {n} tokens")
+            raise ValueError(f"gold[{i}]: answer ({a}, length {length}) does not fit in a document of {n} tokens")
         spans = chunk_spans(n, size, overlap)
         total += n
         n_chunks += len(spans)
@@ -174,13 +216,11 @@ def spans_to_qrels(queries: Iterable[Any], chunks: Sequence[Chunk]) -> dict[str,
     ``queries``: objects with ``qid`` and ``gold`` (spans with ``doc``,
     ``start``, ``end``, ``grade``), e.g. from :func:`labkit.data.load_queries`.
     """
-    by_doc: dict[str, list[Chunk]] = {}
-    for c in chunks:
-        by_doc.setdefault(c.doc, []).append(c)
-    if not by_doc:
-        raise ValueError("chunks is empty: chunk the corpus first (chunk_corpus)")
+    by_doc = chunks_by_doc(chunks)
     qrels: dict[str, dict[str, int]] = {}
-    for q in queries:
+    for q in check_queries(queries):
+        if q.qid in qrels:
+            raise ValueError(f"queries holds qid {q.qid!r} twice: each query may appear once")
         judged = qrels.setdefault(q.qid, {})
         for span in q.gold:
             if span.doc not in by_doc:
@@ -194,3 +234,37 @@ def spans_to_qrels(queries: Iterable[Any], chunks: Sequence[Chunk]) -> dict[str,
                     continue
                 judged[c.id] = max(grade, judged.get(c.id, 0))
     return qrels
+
+
+def chunks_by_doc(chunks: Sequence[Chunk], name: str = "chunks") -> dict[str, list[Chunk]]:
+    """``{doc: [its chunks]}``, refusing an empty list or anything that is not a chunk (names ``name``)."""
+    items = args.sequence(name, chunks, example="chunk_corpus(corpus)")
+    if not items:
+        raise ValueError(f"{name} is empty: chunk the corpus first (chunk_corpus)")
+    by_doc: dict[str, list[Chunk]] = {}
+    seen: set[str] = set()
+    for i, c in enumerate(items):
+        if not all(hasattr(c, a) for a in ("id", "doc", "start_char", "end_char", "text")):
+            raise ValueError(f"{name}[{i}] must be a Chunk (from chunk_corpus), got {type(c).__name__} {c!r:.60}")
+        if c.id in seen:
+            raise ValueError(f"{name} holds chunk id {c.id!r} twice: chunk ids must be unique")
+        seen.add(c.id)
+        by_doc.setdefault(c.doc, []).append(c)
+    return by_doc
+
+
+def check_queries(queries: Iterable[Any], name: str = "queries") -> list[Any]:
+    """The labelled queries as a list, refusing a text, a dict or items without ``qid`` and ``gold`` spans."""
+    items = args.sequence(name, queries, example="labkit.data.load_queries()")
+    for i, q in enumerate(items):
+        if not hasattr(q, "qid") or not hasattr(q, "gold"):
+            raise ValueError(
+                f"{name}[{i}] must be a query with .qid and .gold (from load_queries), got {type(q).__name__} {q!r:.60}"
+            )
+        gold = q.gold
+        if isinstance(gold, str | bytes | Mapping) or not isinstance(gold, Iterable):
+            raise ValueError(f"{name}[{i}].gold must be a list of spans, got {type(gold).__name__} {gold!r:.60}")
+        for j, span in enumerate(gold):
+            if not all(hasattr(span, a) for a in ("doc", "start", "end", "grade")):
+                raise ValueError(f"{name}[{i}].gold[{j}] must be a Span (doc, start, end, grade), got {span!r:.60}")
+    return items

@@ -4,6 +4,11 @@ Taught in ``00_welcome`` (the corpus) and ``03_metrics_by_hand`` (TREC files).
 
 Every loader validates what it reads and fails with the file and line
 number, so a broken data file is found at load time, not as a strange metric.
+Files are read as UTF-8; a byte-order mark (BOM, written by some Windows
+editors) is skipped. Loaded files are cached by path *and* modification time
+and size, so editing a file and loading it again gives the new contents.
+Writers validate what they write, so a file they write can always be read back
+with the same ranking (scores keep their full precision).
 
 Command line::
 
@@ -17,10 +22,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from numbers import Real
 from pathlib import Path
 from typing import Any
 
-from labkit import data_dir
+from labkit import args, data_dir
 
 __all__ = [
     "Document",
@@ -60,21 +66,59 @@ class Document:
         return len(self.text.split())
 
 
-def _read_raw(path: Path) -> str:
-    # newline="" keeps the characters exactly as stored, so character offsets match the file.
-    with open(path, encoding="utf-8", newline="") as f:
-        return f.read()
+def _check_file(path: Path, what: str, hint: str = "") -> Path:
+    """``path`` if it is an existing file; otherwise a clear error saying what it is instead."""
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder, not a {what} file: give the path of the file inside it")
+    if not path.exists():
+        raise FileNotFoundError(f"{path} not found{': ' + hint if hint else ''}")
+    if not path.is_file():
+        raise ValueError(f"{path} is not a regular file: give the path of a {what} file")
+    return path
+
+
+def _read_text(path: Path, what: str, hint: str = "") -> str:
+    """The file's text, decoded as UTF-8 (a leading BOM is dropped), with no newline translation.
+
+    Bytes that are not UTF-8 (e.g. a file saved as Latin-1 or Windows-1252) give an error naming the file
+    and the line, so offsets in the text always count the characters the file holds.
+    """
+    raw = _check_file(Path(path), what, hint).read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise ValueError(
+            f"{path}:{line}: byte {raw[err.start]:#04x} is not UTF-8 (the file looks saved as Latin-1 or "
+            "Windows-1252): re-save it as UTF-8"
+        ) from None
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    """What the caches key on besides the path: modification time and size, so an edited file is re-read."""
+    st = path.stat()
+    return st.st_mtime_ns, st.st_size
+
+
+def _folder_stamp(folder: Path) -> tuple:
+    if not folder.is_dir():
+        return ()
+    return tuple((f.name, *_stamp(f)) for f in sorted(folder.glob("*.md")))
 
 
 @lru_cache(maxsize=4)
-def _load_corpus(folder: str) -> tuple[Document, ...]:
+def _load_corpus(folder: str, stamp: tuple = ()) -> tuple[Document, ...]:
     path = Path(folder)
+    if path.is_file():
+        raise NotADirectoryError(f"{path} is a file, not a folder: give the folder that holds the .md documents")
+    if not path.is_dir():
+        raise FileNotFoundError(f"{path} not found: give the folder that holds the handbook's .md documents")
     files = sorted(path.glob("*.md"))
     if not files:
         raise FileNotFoundError(f"no documents in {path}: the handbook should hold ~40 Markdown files")
     docs = []
     for f in files:
-        text = _read_raw(f)
+        text = _read_text(f, "document")
         if not text.strip():
             raise ValueError(f"{f.name}: the document is empty")
         if "\r" in text:
@@ -87,8 +131,14 @@ def _load_corpus(folder: str) -> tuple[Document, ...]:
 
 def load_corpus(folder: str | Path | None = None) -> dict[str, Document]:
     """The handbook as ``{doc_id: Document}``, sorted by id (cached after the first call)."""
-    folder = Path(folder) if folder is not None else data_dir() / "handbook"
-    return {d.id: d for d in _load_corpus(str(folder))}
+    folder = _path_arg("folder", folder) if folder is not None else data_dir() / "handbook"
+    return {d.id: d for d in _load_corpus(str(folder), _folder_stamp(folder))}
+
+
+def _path_arg(name: str, value: Any) -> Path:
+    if isinstance(value, bool) or not isinstance(value, str | Path) or not str(value).strip():
+        raise ValueError(f"{name} must be a path (a string or pathlib.Path), got {type(value).__name__} {value!r:.60}")
+    return Path(value)
 
 
 # ---------------------------------------------------------------- queries
@@ -104,6 +154,8 @@ class Span:
     grade: int = 0
 
     def text(self, corpus: Mapping[str, Document]) -> str:
+        if not isinstance(corpus, Mapping) or self.doc not in corpus:
+            raise ValueError(f"corpus has no document {self.doc!r}: pass load_corpus() (the corpus the span is from)")
         return corpus[self.doc].text[self.start : self.end]
 
 
@@ -140,18 +192,23 @@ def _span(obj: Any, where: str, corpus: Mapping[str, Document], graded: bool) ->
     if not isinstance(obj, Mapping) or "doc" not in obj:
         raise ValueError(f"{where}: a span needs at least 'doc'")
     doc = obj["doc"]
-    if doc not in corpus:
+    if not isinstance(doc, str) or doc not in corpus:
         raise ValueError(f"{where}: unknown doc id {doc!r}; known ids look like {next(iter(corpus))!r}")
     n = len(corpus[doc].text)
     start, end = obj.get("start", 0), obj.get("end", n)
-    if not (isinstance(start, int) and isinstance(end, int)) or not 0 <= start < end <= n:
+    for key, v in (("start", start), ("end", end)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"{where}: {key} {v!r} must be a whole number of characters")
+    if not 0 <= start < end <= n:
         raise ValueError(f"{where}: span [{start}, {end}) is outside {doc} (0..{n}) or empty")
     if not corpus[doc].text[start:end].strip():
         raise ValueError(f"{where}: span [{start}, {end}) of {doc} is only whitespace")
     grade = obj.get("grade", 0)
-    if graded and grade not in (1, 2, 3):
+    if graded and (isinstance(grade, bool) or not isinstance(grade, int) or grade not in (1, 2, 3)):
         raise ValueError(f"{where}: grade {grade!r} must be 1, 2 or 3")
-    return Span(doc, start, end, grade)
+    if not graded and grade is not None and (isinstance(grade, bool) or not isinstance(grade, int)):
+        raise ValueError(f"{where}: grade {grade!r} must be a whole number")
+    return Span(doc, start, end, grade or 0)
 
 
 def _parse_query(line: str, where: str, corpus: Mapping[str, Document]) -> Query:
@@ -164,14 +221,29 @@ def _parse_query(line: str, where: str, corpus: Mapping[str, Document]) -> Query
     for key in ("qid", "question", "answer", "slice", "kind", "split", "gold"):
         if key not in obj:
             raise ValueError(f"{where}: missing field {key!r}")
+    qid = obj["qid"]
+    if not isinstance(qid, str) or not qid.strip() or any(c.isspace() for c in qid):
+        raise ValueError(f"{where}: qid {qid!r} must be a non-empty string without spaces (TREC files split on them)")
+    for key in ("question", "answer"):
+        if not isinstance(obj[key], str) or not obj[key].strip():
+            raise ValueError(f"{where}: {key} must be a non-empty string, got {obj[key]!r:.60}")
     for key, allowed in (("slice", SLICES), ("kind", KINDS), ("split", SPLITS)):
-        if obj[key] not in allowed:
+        if not isinstance(obj[key], str) or obj[key] not in allowed:
             raise ValueError(f"{where}: {key} {obj[key]!r} must be one of {allowed}")
+    for key in ("gold", "distractors", "history"):
+        if not isinstance(obj.get(key, []), list):
+            raise ValueError(f"{where}: {key} must be a list, got {type(obj[key]).__name__}")
     if not obj["gold"]:
         raise ValueError(f"{where}: gold must hold at least one span")
     gold = tuple(_span(s, f"{where} gold[{i}]", corpus, True) for i, s in enumerate(obj["gold"]))
     dis = tuple(_span(s, f"{where} distractors[{i}]", corpus, False) for i, s in enumerate(obj.get("distractors", [])))
-    if obj.get("history") and not obj.get("rewritten"):
+    for i, h in enumerate(obj.get("history", [])):
+        if not isinstance(h, str) or not h.strip():
+            raise ValueError(f"{where}: history[{i}] must be a non-empty string, got {h!r:.60}")
+    rewritten = obj.get("rewritten")
+    if rewritten is not None and (not isinstance(rewritten, str) or not rewritten.strip()):
+        raise ValueError(f"{where}: rewritten must be a non-empty string or null, got {rewritten!r:.60}")
+    if obj.get("history") and not rewritten:
         raise ValueError(f"{where}: a follow-up with history needs 'rewritten'")
     known = {"qid", "question", "answer", "slice", "kind", "split", "gold", "distractors", "history", "rewritten"}
     return Query(
@@ -190,13 +262,12 @@ def _parse_query(line: str, where: str, corpus: Mapping[str, Document]) -> Query
 
 
 @lru_cache(maxsize=4)
-def _load_queries(path: str, corpus_folder: str) -> tuple[Query, ...]:
+def _load_queries(path: str, corpus_folder: str, stamp: tuple = ()) -> tuple[Query, ...]:
     corpus = load_corpus(corpus_folder)
     out, seen = [], {}
     p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"{p} not found: build it with `python data/build_queries.py`")
-    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
+    text = _read_text(p, "queries (.jsonl)", "build it with `python data/build_queries.py`")
+    for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{p.name}:{n}"
@@ -205,6 +276,8 @@ def _load_queries(path: str, corpus_folder: str) -> tuple[Query, ...]:
             raise ValueError(f"{where}: duplicate qid {q.qid!r} (first on line {seen[q.qid]})")
         seen[q.qid] = n
         out.append(q)
+    if not out:
+        raise ValueError(f"{p}: the file holds no queries (it is empty)")
     return tuple(out)
 
 
@@ -217,8 +290,10 @@ def load_queries(slice: str | None = None, split: str | None = None, path: str |
         raise ValueError(f"slice must be one of {SLICES} or None, got {slice!r}")
     if split is not None and split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS} or None, got {split!r}")
-    path = Path(path) if path is not None else data_dir() / "queries.jsonl"
-    rows = _load_queries(str(path), str(data_dir() / "handbook"))
+    path = _path_arg("path", path) if path is not None else data_dir() / "queries.jsonl"
+    folder = data_dir() / "handbook"
+    stamp = (_stamp(path) if path.is_file() else (), _folder_stamp(folder))
+    rows = _load_queries(str(path), str(folder), stamp)
     return [q for q in rows if (slice is None or q.slice == slice) and (split is None or q.split == split)]
 
 
@@ -226,7 +301,10 @@ def load_queries(slice: str | None = None, split: str | None = None, path: str |
 
 
 def _trec_lines(path: Path, n_fields: int, what: str):
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+    text = _read_text(path, f"TREC {what}")
+    if not text.strip():
+        raise ValueError(f"{path}: the file is empty (a {what} file has one line per {_UNIT[what]})")
+    for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         parts = line.split()
@@ -235,10 +313,14 @@ def _trec_lines(path: Path, n_fields: int, what: str):
         yield n, parts
 
 
+_UNIT = {"qrels": "judged (query, document) pair", "run": "retrieved (query, document) pair"}
+
+
 def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
     """Read a TREC qrels file (``qid 0 doc grade`` per line) into ``{qid: {doc: grade}}``."""
+    path = _path_arg("path", path)
     qrels: dict[str, dict[str, int]] = {}
-    for n, (qid, _, doc, grade) in _trec_lines(Path(path), 4, "qrels"):
+    for n, (qid, _, doc, grade) in _trec_lines(path, 4, "qrels"):
         try:
             g = int(grade)
         except ValueError:
@@ -249,32 +331,65 @@ def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
     return qrels
 
 
+def _trec_id(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value or any(c.isspace() for c in value):
+        raise ValueError(
+            f"{where}: id {value!r} must be a non-empty string without whitespace, which TREC files cannot hold"
+        )
+    return value
+
+
+def _grade(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value != int(value):
+        raise ValueError(f"{where} = {value!r}: TREC grades are whole numbers")
+    return int(value)
+
+
 def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: str | Path) -> None:
-    """Write ``{qid: {doc: grade}}`` as a TREC qrels file, sorted by qid then doc."""
+    """Write ``{qid: {doc: grade}}`` as a TREC qrels file, sorted by qid then doc.
+
+    Ids must be strings without whitespace and grades whole numbers, so the file reads back unchanged.
+    """
+    args.mapping("qrels", qrels, example='{"q1": {"doc-a": 2}}')
+    path = _path_arg("path", path)
     lines = []
+    for qid in qrels:
+        _trec_id(qid, "qrels")
+        args.mapping(f"qrels[{qid!r}]", qrels[qid], example='{"doc-a": 2}')
     for qid in sorted(qrels):
+        for doc in qrels[qid]:
+            _trec_id(doc, f"qrels[{qid!r}]")
         for doc in sorted(qrels[qid]):
-            grade = qrels[qid][doc]
-            if isinstance(grade, bool) or not isinstance(grade, int):
-                raise ValueError(f"qrels[{qid!r}][{doc!r}] = {grade!r}: TREC grades are whole numbers")
+            grade = _grade(qrels[qid][doc], f"qrels[{qid!r}][{doc!r}]")
             lines.append(f"{qid} 0 {doc} {grade}")
+    if not lines:
+        raise ValueError("qrels holds no judgement: there is nothing to write")
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def read_run(path: str | Path) -> dict[str, dict[str, float]]:
     """Read a TREC run file (``qid Q0 doc rank score tag``) into ``{qid: {doc: score}}``."""
+    path = _path_arg("path", path)
     run: dict[str, dict[str, float]] = {}
-    for n, (qid, _, doc, _rank, score, _tag) in _trec_lines(Path(path), 6, "run"):
+    for n, (qid, _, doc, _rank, score, _tag) in _trec_lines(path, 6, "run"):
         try:
             s = float(score)
         except ValueError:
             raise ValueError(f"{path}:{n}: score {score!r} is not a number") from None
         if math.isnan(s):
             raise ValueError(f"{path}:{n}: score is NaN")
+        if math.isinf(s):
+            raise ValueError(f"{path}:{n}: score {score!r} is infinite: scores must be finite numbers")
         if doc in run.setdefault(qid, {}):
             raise ValueError(f"{path}:{n}: qid {qid} retrieves doc {doc} twice")
         run[qid][doc] = s
     return run
+
+
+def _score_text(score: float) -> str:
+    """The shortest text that reads back as exactly ``score`` (``repr``), ``5`` rather than ``5.0``."""
+    text = repr(score)
+    return text[:-2] if text.endswith(".0") else text
 
 
 def write_run(run: Mapping[str, Any], path: str | Path, tag: str = "labkit") -> None:
@@ -282,25 +397,40 @@ def write_run(run: Mapping[str, Any], path: str | Path, tag: str = "labkit") -> 
 
     ``run`` is ``{qid: {doc: score}}`` (sorted by score descending, then doc
     id descending) or ``{qid: [doc, ...]}`` (already ranked; scores written
-    as ``n - rank + 1`` so re-reading keeps the order).
+    as ``n - rank + 1`` so re-reading keeps the order). Scores are written at
+    full precision (the shortest decimal that reads back as the same float),
+    so two near-tied scores keep their order when the file is read again; they
+    must be finite. Ids must be strings without whitespace.
     """
-    if not tag or any(c.isspace() for c in tag):
+    args.mapping("run", run, example='{"q1": {"doc-a": 0.9}} or {"q1": ["doc-a", "doc-b"]}')
+    path = _path_arg("path", path)
+    if not isinstance(tag, str) or not tag or any(c.isspace() for c in tag):
         raise ValueError(f"tag must be one word with no spaces, got {tag!r}")
+    if not run:
+        raise ValueError("run is empty: there is nothing to write")
+    for qid in run:
+        _trec_id(qid, "run")
     lines = []
     for qid in sorted(run):
         ranking = run[qid]
         if isinstance(ranking, Mapping):
-            items = sorted(ranking.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
-        elif isinstance(ranking, Sequence) and not isinstance(ranking, str):
+            for doc, score in ranking.items():
+                _trec_id(doc, f"run[{qid!r}]")
+                args.finite_number(f"run[{qid!r}][{doc!r}]", score)
+            items = sorted(((d, float(s)) for d, s in ranking.items()), key=lambda kv: (kv[1], kv[0]), reverse=True)
+        elif isinstance(ranking, Sequence) and not isinstance(ranking, str | bytes):
+            ranking = args.ranking(f"run[{qid!r}]", ranking)
             if len(set(ranking)) != len(ranking):
                 raise ValueError(f"run[{qid!r}] lists a doc twice: de-duplicate it first")
+            for doc in ranking:
+                _trec_id(doc, f"run[{qid!r}]")
             items = [(doc, float(len(ranking) - i)) for i, doc in enumerate(ranking)]
         else:
             raise ValueError(f"run[{qid!r}] must be a {{doc: score}} dict or a ranked list")
         for rank, (doc, score) in enumerate(items, start=1):
-            if any(c.isspace() for c in str(doc)):
-                raise ValueError(f"doc id {doc!r} contains whitespace, which TREC files cannot hold")
-            lines.append(f"{qid} Q0 {doc} {rank} {score:.6g} {tag}")
+            lines.append(f"{qid} Q0 {doc} {rank} {_score_text(score)} {tag}")
+    if not lines:
+        raise ValueError("run retrieves no document for any query: there is nothing to write")
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -361,6 +491,9 @@ def load_reference(name: str):
     """A published table from ``data/reference/<name>.csv`` as a DataFrame (see data/README.md for citations)."""
     import pandas as pd
 
+    args.text("name", name)
+    if "/" in name or "\\" in name or name.startswith("."):
+        raise ValueError(f"name must be a table name such as 'lost_in_the_middle_liu2024', not a path: {name!r}")
     path = data_dir() / "reference" / f"{name}.csv"
     if not path.is_file():
         known = sorted(p.stem for p in (data_dir() / "reference").glob("*.csv"))

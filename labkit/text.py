@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from labkit import args
+
 __all__ = ["word_spans", "terms", "jaccard"]
 
 _WORD = re.compile(r"\S+")
@@ -25,24 +27,30 @@ _TERM = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 
 def word_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of every whitespace-delimited word: ``text[start:end]`` is the word."""
-    if not isinstance(text, str):
-        raise ValueError(f"text must be a string, got {type(text).__name__}")
+    args.text("text", text, allow_empty=True)
     return [m.span() for m in _WORD.finditer(text)]
 
 
 def terms(text: str) -> list[str]:
     """Lower-cased terms, punctuation dropped except inside codes (``ERR-4031`` -> ``err-4031``)."""
-    if not isinstance(text, str):
-        raise ValueError(f"text must be a string, got {type(text).__name__}")
+    args.text("text", text, allow_empty=True)
     return _TERM.findall(text.lower())
+
+
+def _term_set(name: str, value: str | Iterable[str]) -> set[str]:
+    if isinstance(value, str):
+        return set(terms(value))
+    if isinstance(value, bytes | bytearray):
+        raise ValueError(f"{name} must be a text or a collection of terms, got bytes: decode it first (.decode())")
+    return set(args.strings(name, value, example='"VPN error" or {"vpn", "error"}'))
 
 
 def jaccard(a: str | Iterable[str], b: str | Iterable[str]) -> float:
     """Jaccard similarity ``|A ∩ B| / |A ∪ B|`` of two term sets (strings are split with :func:`terms`).
 
+    ``a`` and ``b`` are each a text or a collection (set, list) of terms, which are used as given.
     Two empty texts have similarity 0 (not 1): nothing in common is not "identical" for a look-alike search.
     """
-    sa = set(terms(a)) if isinstance(a, str) else set(a)
-    sb = set(terms(b)) if isinstance(b, str) else set(b)
+    sa, sb = _term_set("a", a), _term_set("b", b)
     union = sa | sb
     return len(sa & sb) / len(union) if union else 0.0

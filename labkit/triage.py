@@ -22,43 +22,73 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from labkit import args
+
 __all__ = ["QUADRANTS", "quadrant", "triage", "priority", "extractive_traces"]
 
 QUADRANTS = ("OK", "GEN_FAIL", "LUCKY", "RET_FAIL")
 
 
-def quadrant(trace: Mapping[str, Any], k: int = 5) -> str:
-    """The cell of one trace: ``trace`` has ``gold`` (chunk ids), ``retrieved`` (ranked) and ``answer_pass``."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a whole number >= 1, got {k!r}")
+def _is_bool(x: Any) -> bool:
+    if isinstance(x, bool):
+        return True
+    return type(x).__name__ == "bool" and type(x).__module__ == "numpy"  # numpy.bool_ (np.True_)
+
+
+def _quadrant(trace: Any, k: int, where: str) -> str:
+    args.mapping(where, trace, example='{"gold": ["hr-07#2"], "retrieved": ["hr-07#2"], "answer_pass": True}')
     for key in ("gold", "retrieved", "answer_pass"):
         if key not in trace:
             raise ValueError(f"a trace needs {key!r}; this one has {sorted(trace)}")
-    if not isinstance(trace["answer_pass"], bool):
-        raise ValueError(f"answer_pass must be True or False, got {trace['answer_pass']!r}")
-    retrieved_ok = any(g in trace["retrieved"][:k] for g in trace["gold"])
+    gold = args.strings(f"{where}['gold']", trace["gold"], example='["hr-07#2"]')
+    retrieved = args.ranking(f"{where}['retrieved']", trace["retrieved"], example='["hr-07#2", "hr-07#5"]')
+    passed = trace["answer_pass"]
+    if not _is_bool(passed):
+        raise ValueError(f"answer_pass must be True or False, got {passed!r}")
+    top = set(retrieved[:k])
+    retrieved_ok = any(g in top for g in gold)
     return {
         (True, True): "OK",
         (True, False): "GEN_FAIL",
         (False, True): "LUCKY",
         (False, False): "RET_FAIL",
-    }[(retrieved_ok, trace["answer_pass"])]
+    }[(retrieved_ok, bool(passed))]
+
+
+def quadrant(trace: Mapping[str, Any], k: int = 5) -> str:
+    """The cell of one trace: ``trace`` has ``gold`` (chunk ids), ``retrieved`` (ranked) and ``answer_pass``.
+
+    A trace with no gold chunk (e.g. a chunking that cut every answer in two) has no gold to retrieve:
+    its retrieval counts as failed.
+    """
+    k = args.whole_number("k", k)
+    return _quadrant(trace, k, "trace")
 
 
 def triage(traces: Iterable[Mapping[str, Any]], k: int = 5) -> dict[str, int]:
     """Count the traces in each cell (every cell present, possibly 0)."""
-    traces = list(traces)
+    k = args.whole_number("k", k)
+    traces = args.sequence("traces", traces, example="[trace, ...] (a list of dicts, even for one trace)")
     if not traces:
         raise ValueError("traces is empty: nothing to triage")
-    counts = Counter(quadrant(t, k) for t in traces)
+    counts = Counter(_quadrant(t, k, f"traces[{i}]") for i, t in enumerate(traces))
     return {q: counts[q] for q in QUADRANTS}
 
 
 def priority(counts: Mapping[str, int]) -> str:
-    """Which stage causes more wrong answers: ``"retrieval"``, ``"generation"`` or a tie to read by hand."""
-    if counts["RET_FAIL"] == counts["GEN_FAIL"]:
+    """Which stage causes more wrong answers: ``"retrieval"``, ``"generation"`` or a tie to read by hand.
+
+    ``counts``: the cells of :func:`triage` (``RET_FAIL`` and ``GEN_FAIL`` are needed).
+    """
+    args.mapping("counts", counts, example="triage(traces, k)")
+    for key in ("RET_FAIL", "GEN_FAIL"):
+        if key not in counts:
+            raise ValueError(f"counts needs {key!r} (pass the dict returned by triage()); it has {sorted(counts)}")
+        args.whole_number(f"counts[{key!r}]", counts[key], minimum=0)
+    ret, gen = int(counts["RET_FAIL"]), int(counts["GEN_FAIL"])
+    if ret == gen:
         return "a tie - read the traces to decide"
-    return "retrieval" if counts["RET_FAIL"] > counts["GEN_FAIL"] else "generation"
+    return "retrieval" if ret > gen else "generation"
 
 
 def extractive_traces(
@@ -73,12 +103,30 @@ def extractive_traces(
     """Traces of a RAG pipeline whose generator is ``reader`` over the top ``k`` chunks.
 
     ``answer_pass`` is True when the answer contains a grade-3 gold span verbatim; ``gold`` lists the
-    chunks judged grade 3 for this chunking.
+    chunks judged grade 3 for this chunking. Every query needs a ranking in ``run`` (possibly empty).
     """
+    from labkit.chunking import check_queries
+
+    k = args.whole_number("k", k)
+    queries = check_queries(queries)
+    for name, value in (("run", run), ("texts", texts), ("qrels", qrels), ("corpus_texts", corpus_texts)):
+        args.mapping(name, value)
+    if not callable(reader):
+        raise ValueError(f"reader must be a function reader(question, passages) -> answer, got {reader!r:.60}")
     out = []
     for q in queries:
-        retrieved = list(run[q.qid][:k])
+        if q.qid not in run:
+            raise ValueError(f"run has no ranking for query {q.qid!r}: retrieve every query first (make_run)")
+        retrieved = args.ranking(f"run[{q.qid!r}]", run[q.qid])[:k]
+        missing = [c for c in retrieved if c not in texts]
+        if missing:
+            raise ValueError(f"texts has no chunk {missing[0]!r} (retrieved for {q.qid!r}): pass every chunk's text")
         answer = reader(q.search_text, [texts[c] for c in retrieved]) if retrieved else ""
+        if not isinstance(answer, str):
+            raise ValueError(f"reader must return the answer as a string, got {type(answer).__name__} for {q.qid!r}")
+        for s in q.gold:
+            if s.grade >= 3 and s.doc not in corpus_texts:
+                raise ValueError(f"corpus_texts has no document {s.doc!r} (gold of {q.qid!r})")
         spans = [corpus_texts[s.doc][s.start : s.end] for s in q.gold if s.grade >= 3]
         out.append(
             {

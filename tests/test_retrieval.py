@@ -101,7 +101,7 @@ def test_hybrid_improves_hard_and_real_recall(chunks, queries):
     "call, words",
     [
         (lambda c: BM25Retriever(c).search("", 5), "query must be a non-empty string"),
-        (lambda c: BM25Retriever(c).search("vpn", 0), "k must be a whole number >= 1"),
+        (lambda c: BM25Retriever(c).search("vpn", 0), "k must be >= 1"),
         (lambda c: BM25Retriever([]), "needs at least one chunk"),
         (lambda c: HybridRetriever([BM25Retriever(c)], weights=[1, 1]), "weights has 2 values for 1 rankings"),
         (lambda c: HybridRetriever([]), "retrievers is empty"),

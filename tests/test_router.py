@@ -56,7 +56,7 @@ def test_window_filter():
         (lambda: router.evaluate_router({"r": ["nano"]}, {"r": {"xl"}}, COST), "never reaches a passing model"),
         (lambda: router.grade("gpt-9", {"nano"}, COST), "has no cost"),
         (lambda: router.window_filter_errors([1], [], COST, COST), "one value per request"),
-        (lambda: router.rag_prompts([], {}, {}, 0), "k must be a whole number"),
+        (lambda: router.rag_prompts([], {}, {}, 0), "k must be >= 1"),
     ],
 )
 def test_bad_input(call, words):
