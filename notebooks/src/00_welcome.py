@@ -127,19 +127,42 @@ answer_0_1 = len(corpus)
 check.exercise("0.1", answer_0_1)
 
 # %% [markdown]
-# **Language models.** Some chapters need a language model (to write questions, to judge claims, to answer).
-# `labkit.llm` gives them one interface, `llm(prompt) -> text`, in three modes chosen by the environment
-# variable `LABKIT_LLM`: `replay` (the default) answers only from responses recorded in `data/llm/`, so a chapter
-# runs offline and prints the same numbers every time, and a prompt that was never recorded is an error, never a
-# made-up answer; `live` calls any OpenAI-compatible endpoint (`LABKIT_LLM_BASE_URL`, `LABKIT_LLM_MODEL`, and
-# `LABKIT_LLM_API_KEY` if it needs one); `record` calls it live and saves each new response for replay. The
-# chapters that depend on a model (02 and 06) are not written yet, and no response has been recorded; chapters
-# 04, 07 and 08 use a deterministic extractive reader where a model would answer, and say so.
+# **Language models.** Some chapters need a language model: to write questions (02), to answer from the passages
+# and to judge claims (06). The workbook's model is real and runs on your own machine: **Qwen2.5-Coder-1.5B-Instruct**
+# (and its 0.5B sibling), 4-bit GGUF weights run by llama.cpp. `labkit.llm` gives every chapter one interface,
+# `llm(prompt) -> text`, in modes chosen by the environment variable `LABKIT_LLM`:
+#
+# | `LABKIT_LLM` | what answers | needs |
+# |---|---|---|
+# | `replay` (default) | responses recorded from the local model, in `data/llm/` with their provenance | nothing |
+# | `local`, `local-small` | the 1.5B / 0.5B model, in this kernel | `make llm` once (compiles llama.cpp, ~11 min) |
+# | `live` | an OpenAI-compatible endpoint: `LABKIT_LLM_BASE_URL`, `_MODEL`, `_API_KEY` | the endpoint |
+# | `record` | the local model (or the endpoint), saving each new response for replay | `make llm` |
+#
+# In replay a chapter runs offline and prints the same numbers every time; a prompt that was never recorded is an
+# error that names the command to record it, never a made-up answer. Here is the switch, and one real answer:
 
 # %%
 from labkit import llm
+from labkit.toys import WELCOME_PROMPT
 
-llm.from_env()
+model = llm.from_env()
+print(f"mode: {model.mode}, model: {model.model}")
+print(WELCOME_PROMPT)
+print("->", model(WELCOME_PROMPT, max_tokens=80))
+
+# %% [markdown]
+# (Asked for two sentences, it wrote three: a small model follows instructions loosely, which later chapters
+# measure rather than hide.) Every recorded response carries its provenance: which weights (by sha256), which
+# runtime and version, the generation settings, the tokens in and out and the seconds it took on the recording
+# machine. The usage table adds those up, so you can see what running a chapter live would cost, here and at a
+# hosted model's prices:
+
+# %%
+record = llm.Replay(model.model).rows[llm.prompt_key(model.model, WELCOME_PROMPT, max_tokens=80)]
+fields = ("runtime", "runtime_version", "weights", "prompt_tokens", "completion_tokens")
+print({k: record["provenance"][k] for k in fields})
+llm.usage_table()
 
 # %% [markdown]
 # ## Chapters

@@ -1,0 +1,87 @@
+"""Chapter 06's data: which questions the reader answers, what it reads, its recorded answers, the hand labels.
+
+Everything here is derived from the handbook, the seeded sample of :mod:`labkit.handbook` and the recorded
+responses in ``data/llm/``, so the notebook, ``tools/record.py`` and the tests see the same prompts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from functools import lru_cache
+
+from labkit import SEED, data_dir
+from labkit import handbook as hb
+
+__all__ = ["context_text", "answered", "swap_sample", "labelled_claims", "LABELS_FILE"]
+
+LABELS_FILE = "faithfulness/labels.jsonl"
+N_SWAP = 50
+
+
+def context_text(passages: list[str]) -> str:
+    """The context a judge checks claims against: the passages the reader saw, blank-line separated."""
+    return "\n\n".join(p.strip() for p in passages)
+
+
+@lru_cache(maxsize=1)
+def _setting():
+    h = hb.handbook()
+    sample = hb.reader_sample()
+    return h, sample, hb.reader_contexts(sample)
+
+
+def answered(prompt: str = "lenient", model: str | None = None) -> Iterator[dict]:
+    """The reader's recorded answers for the sample (questions without a recording are skipped)."""
+    from labkit import llm
+    from labkit import reader as rd
+
+    h, sample, ctx = _setting()
+    replay = llm.Replay(model or llm.DEFAULT_MODEL)
+    for q in sample:
+        passages = [h.texts[c] for c in ctx[q.qid]]
+        try:
+            answer = replay.complete(rd.reader_prompt(q.search_text, passages, prompt), max_tokens=rd.MAX_TOKENS).text
+        except llm.MissingRecording:
+            continue
+        yield {
+            "qid": q.qid,
+            "split": q.split,
+            "slice": q.slice,
+            "question": q.search_text,
+            "chunks": ctx[q.qid],
+            "context": context_text(passages),
+            "answer": answer.strip(),
+        }
+
+
+def swap_sample(n: int = N_SWAP, seed: int = SEED) -> list[tuple]:
+    """``n`` fact questions of the reader sample (half dev, half test), each with a partner question whose
+    passages come from another department and hold none of its gold evidence."""
+    import numpy as np
+
+    h, sample, ctx = _setting()
+    rng = np.random.default_rng(seed)
+    out = []
+    for split in ("dev", "test"):
+        facts = [q for q in sample if q.split == split and q.kind == "fact"]
+        picked = sorted(rng.choice(len(facts), size=min(n // 2, len(facts)), replace=False))
+        for i in picked:
+            q = facts[i]
+            dept = q.qid.split("-")[0]
+            pool = [p for p in sample if p.qid.split("-")[0] != dept]
+            order = rng.permutation(len(pool))
+            for j in order:
+                partner = pool[j]
+                if not any(h.qrels.get(q.qid, {}).get(c, 0) > 0 for c in ctx[partner.qid]):
+                    out.append((q, partner.qid))
+                    break
+    return out
+
+
+def labelled_claims(path=None) -> list[dict]:
+    """The hand-labelled claims (``data/faithfulness/labels.jsonl``); empty until the file exists."""
+    path = path or data_dir() / LABELS_FILE
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -1,0 +1,64 @@
+"""The generator of the RAG pipeline: a language model that reads the retrieved passages and answers.
+
+Taught in 06_faithfulness. Two prompts, because the prompt is where grounding is fixed (section 7.8):
+
+- ``lenient``: "answer the question using the passages" — the model may fill gaps from what it already knows;
+- ``strict``: "use only the passages; if they do not contain the answer, say you don't know".
+
+:func:`llm_reader` turns a client (``labkit.llm.from_env()``) into ``reader(question, passages) -> answer``, the
+signature the triage and position harnesses take, so the model and the extractive control reader are
+interchangeable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from labkit import args
+
+__all__ = ["PROMPTS", "DONT_KNOW", "reader_prompt", "llm_reader", "says_dont_know"]
+
+DONT_KNOW = "I don't know."
+
+_HEAD = "You are the internal help bot of Quillbridge Software. An employee asked a question. "
+PROMPTS = {
+    "lenient": _HEAD + "Answer it using the passages below, in one to three short sentences.\n\n{passages}\n\n"
+    "Question: {question}\nAnswer:",
+    "strict": _HEAD + "Answer it using ONLY the passages below, in one to three short sentences. Do not use "
+    "anything you know from elsewhere. If the passages do not contain the answer, reply exactly: "
+    f"{DONT_KNOW}\n\n{{passages}}\n\nQuestion: {{question}}\nAnswer:",
+}
+MAX_TOKENS = 160
+
+
+def reader_prompt(question: str, passages: Sequence[str], prompt: str = "lenient") -> str:
+    """The prompt the reader sends: numbered passages, then the question."""
+    args.text("question", question)
+    passages = args.sequence("passages", passages, allow_empty=False, example='["first passage", "second"]')
+    for i, p in enumerate(passages):
+        args.text(f"passages[{i}]", p)
+    if prompt not in PROMPTS:
+        raise ValueError(f"prompt must be one of {sorted(PROMPTS)}, got {prompt!r}")
+    block = "\n\n".join(f"[{i}] {p.strip()}" for i, p in enumerate(passages, start=1))
+    return PROMPTS[prompt].format(passages=block, question=question.strip())
+
+
+def llm_reader(llm: Any, prompt: str = "lenient") -> Callable[[str, Sequence[str]], str]:
+    """``reader(question, passages) -> answer`` backed by ``llm`` (any labkit.llm client)."""
+    if not callable(llm):
+        raise ValueError(f"llm must be a labkit.llm client such as labkit.llm.from_env(), got {llm!r:.60}")
+    if prompt not in PROMPTS:
+        raise ValueError(f"prompt must be one of {sorted(PROMPTS)}, got {prompt!r}")
+
+    def reader(question: str, passages: Sequence[str]) -> str:
+        return llm(reader_prompt(question, passages, prompt), max_tokens=MAX_TOKENS).strip()
+
+    reader.__name__ = f"llm_reader[{getattr(llm, 'model', '?')}, {prompt}]"
+    return reader
+
+
+def says_dont_know(answer: str) -> bool:
+    """True when the answer declines (``I don't know`` and close variants)."""
+    a = args.text("answer", answer, allow_empty=True).strip().lower().replace("’", "'")
+    return a.startswith(("i don't know", "i do not know", "i dont know")) or "passages do not contain" in a

@@ -1,0 +1,166 @@
+"""How sure a number is: bootstrap and Wilson intervals, a judge's error rates, and the corrected rate.
+
+Taught in 06_faithfulness; the intervals are used by every chapter that compares slices.
+
+- :func:`bootstrap_ci` — percentile bootstrap of a statistic over items (Efron & Tibshirani 1993), seeded.
+- :func:`wilson` — the Wilson score interval of a proportion (Wilson 1927), good at small n and near 0 or 1.
+- :func:`judge_rates` — a binary judge against hand labels: TPR (true passes it calls pass), TNR (true fails it
+  calls fail), accuracy, and the counts behind each.
+- :func:`rogan_gladen` — the pass rate corrected for the judge's errors (Rogan & Gladen 1978):
+  ``θ = (p_obs + TNR − 1) / (TPR + TNR − 1)``, clipped to [0, 1]; undefined when ``TPR + TNR <= 1`` (a judge no
+  better than a coin says nothing about the true rate).
+- :func:`corrected_rate_ci` — that corrected rate with a bootstrap interval that resamples both the labelled set
+  (the judge's uncertainty) and the judged set (the sample's).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from labkit import SEED, args
+
+__all__ = ["bootstrap_ci", "wilson", "judge_rates", "rogan_gladen", "corrected_rate_ci", "fmt_ci"]
+
+
+def _bools(name: str, values: Any) -> list[bool]:
+    out = args.sequence(name, values, allow_empty=False)
+    for i, v in enumerate(out):
+        if not isinstance(v, bool) and not (hasattr(v, "dtype") and str(v.dtype) == "bool"):
+            raise ValueError(f"{name}[{i}] must be True or False, got {v!r}")
+    return [bool(v) for v in out]
+
+
+def bootstrap_ci(
+    values: Sequence[float],
+    stat: Callable[[Any], float] | None = None,
+    n: int = 2000,
+    level: float = 0.95,
+    seed: int = SEED,
+) -> tuple[float, float, float]:
+    """``(estimate, low, high)``: the statistic (default: the mean) and its percentile-bootstrap interval."""
+    import numpy as np
+
+    x = np.asarray(args.numbers("values", values, allow_empty=False), dtype=float)
+    n = args.whole_number("n", n, minimum=100, maximum=100_000)
+    level = args.finite_number("level", level, minimum=0.5, maximum=0.999)
+    f = stat or np.mean
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(x), size=(n, len(x)))
+    boots = np.array([f(x[i]) for i in idx]) if stat else x[idx].mean(axis=1)
+    lo, hi = np.quantile(boots, [(1 - level) / 2, 1 - (1 - level) / 2])
+    return float(f(x)), float(lo), float(hi)
+
+
+def wilson(successes: int, n: int, level: float = 0.95) -> tuple[float, float, float]:
+    """``(p, low, high)``: the proportion ``successes / n`` and its Wilson score interval."""
+    from statistics import NormalDist
+
+    n = args.whole_number("n", n)
+    successes = args.whole_number("successes", successes, minimum=0, maximum=n)
+    level = args.finite_number("level", level, minimum=0.5, maximum=0.999)
+    z = NormalDist().inv_cdf(1 - (1 - level) / 2)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return p, max(0.0, centre - half), min(1.0, centre + half)
+
+
+def judge_rates(predicted_pass: Sequence[bool], true_pass: Sequence[bool]) -> dict[str, Any]:
+    """TPR, TNR and accuracy of a pass/fail judge against hand labels, with the counts behind them.
+
+    TPR = P(judge says pass | truly pass); TNR = P(judge says fail | truly fail). A rate with no items behind
+    it (no true fails in the labels, say) is None, never NaN.
+    """
+    pred, true = _bools("predicted_pass", predicted_pass), _bools("true_pass", true_pass)
+    if len(pred) != len(true):
+        raise ValueError(f"predicted_pass has {len(pred)} items but true_pass has {len(true)}: pair them one to one")
+    tp = sum(p and t for p, t in zip(pred, true, strict=True))
+    tn = sum((not p) and (not t) for p, t in zip(pred, true, strict=True))
+    pos, neg = sum(true), len(true) - sum(true)
+    return {
+        "TPR": tp / pos if pos else None,
+        "TNR": tn / neg if neg else None,
+        "accuracy": (tp + tn) / len(true),
+        "n_pass": pos,
+        "n_fail": neg,
+        "n": len(true),
+    }
+
+
+def rogan_gladen(p_observed: float, tpr: float, tnr: float) -> float | None:
+    """The true pass rate implied by an observed one and the judge's TPR/TNR; None if TPR + TNR <= 1."""
+    p = args.finite_number("p_observed", p_observed, minimum=0, maximum=1)
+    tpr = args.finite_number("tpr", tpr, minimum=0, maximum=1)
+    tnr = args.finite_number("tnr", tnr, minimum=0, maximum=1)
+    j = tpr + tnr - 1
+    if j <= 0:
+        return None
+    return min(1.0, max(0.0, (p + tnr - 1) / j))
+
+
+def corrected_rate_ci(
+    judged_pass: Sequence[bool],
+    label_pred: Sequence[bool],
+    label_true: Sequence[bool],
+    n: int = 2000,
+    level: float = 0.95,
+    seed: int = SEED,
+) -> dict[str, Any]:
+    """Observed and Rogan–Gladen-corrected pass rate, each with a bootstrap interval.
+
+    ``judged_pass``: the judge's verdicts on the items we want the rate of. ``label_pred`` / ``label_true``: the
+    judge's verdicts and the hand labels on the labelled set. Resamples that leave TPR + TNR <= 1 are counted
+    in ``n_undefined`` and left out of the corrected interval.
+    """
+    import numpy as np
+
+    judged = np.array(_bools("judged_pass", judged_pass))
+    pred, true = np.array(_bools("label_pred", label_pred)), np.array(_bools("label_true", label_true))
+    if len(pred) != len(true):
+        raise ValueError(f"label_pred has {len(pred)} items but label_true has {len(true)}")
+    n = args.whole_number("n", n, minimum=100, maximum=100_000)
+    rates = judge_rates(pred.tolist(), true.tolist())
+    if rates["TPR"] is None or rates["TNR"] is None:
+        raise ValueError("the labelled set needs both true passes and true fails to measure TPR and TNR")
+    p_obs = float(judged.mean())
+    point = rogan_gladen(p_obs, rates["TPR"], rates["TNR"])
+    rng = np.random.default_rng(seed)
+    obs, corr, undefined = [], [], 0
+    for _ in range(n):
+        j = judged[rng.integers(0, len(judged), len(judged))]
+        i = rng.integers(0, len(true), len(true))
+        t, p = true[i], pred[i]
+        if t.all() or (~t).all():
+            undefined += 1
+            continue
+        tpr, tnr = (p & t).sum() / t.sum(), (~p & ~t).sum() / (~t).sum()
+        obs.append(j.mean())
+        c = rogan_gladen(float(j.mean()), float(tpr), float(tnr))
+        if c is None:
+            undefined += 1
+        else:
+            corr.append(c)
+    q = [(1 - level) / 2, 1 - (1 - level) / 2]
+    return {
+        "observed": p_obs,
+        "observed_ci": tuple(float(v) for v in np.quantile(obs, q)),
+        "corrected": point,
+        "corrected_ci": tuple(float(v) for v in np.quantile(corr, q)) if corr else (None, None),
+        "TPR": rates["TPR"],
+        "TNR": rates["TNR"],
+        "n_judged": len(judged),
+        "n_labels": len(true),
+        "n_undefined": undefined,
+    }
+
+
+def fmt_ci(estimate: float | None, low: float | None, high: float | None, digits: int = 3) -> str:
+    """``0.712 [0.650, 0.771]``; ``n/a`` for a missing estimate."""
+    if estimate is None:
+        return "n/a"
+    if low is None or high is None:
+        return f"{estimate:.{digits}f}"
+    return f"{estimate:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"

@@ -1,0 +1,228 @@
+"""Record the language-model responses the chapters replay: planned, resumable, in batches.
+
+    python tools/record.py --plan                 # every plan: prompts, already recorded, estimated time
+    python tools/record.py 06-answers             # record one plan (appends to data/llm/<model>.jsonl)
+    python tools/record.py 06-answers --limit 20  # at most 20 new responses, then stop (a batch)
+
+Each plan builds its requests with the same labkit functions the notebook calls, so the keys match. A plan
+whose inputs are earlier responses (the judges need the answers) lists only what it can build now. Recording
+appends one line per response at once: stop at any moment and run again to resume. Nothing is recorded in
+replay, and the same prompt is never recorded twice.
+
+Estimated seconds use the measured speeds of FIELD-NOTES (1.5B: ~95 prompt and ~27 generated tokens/s;
+0.5B: ~170 / ~40 on 2 cores) with ~4 characters a token and the plan's typical answer length.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from labkit import faithfulness as fa  # noqa: E402
+from labkit import handbook as hb  # noqa: E402
+from labkit import llm  # noqa: E402
+from labkit import reader as rd  # noqa: E402
+
+SPEED = {llm.DEFAULT_MODEL: (95.0, 27.0), llm.SMALL_MODEL: (170.0, 40.0)}
+
+
+@dataclass(frozen=True)
+class Request:
+    model: str
+    prompt: str
+    schema: dict | None = None
+    max_tokens: int | None = None
+    expect_tokens: int = 60  # typical completion length, for the estimate
+    reuse_prefix: bool = False
+
+    @property
+    def key(self) -> str:
+        return llm.prompt_key(self.model, self.prompt, schema=self.schema, max_tokens=self.max_tokens)
+
+    def seconds(self) -> float:
+        p, g = SPEED[self.model]
+        return len(self.prompt) / 4 / p + self.expect_tokens / g
+
+
+def _replay(model: str) -> llm.Replay:
+    return llm.Replay(model)
+
+
+# ----------------------------------------------------------------------------- chapter 00
+
+
+def plan_00() -> Iterator[Request]:
+    from labkit.toys import WELCOME_PROMPT
+
+    for model in (llm.DEFAULT_MODEL, llm.SMALL_MODEL):
+        yield Request(model, WELCOME_PROMPT, max_tokens=80, expect_tokens=40)
+
+
+# ----------------------------------------------------------------------------- chapter 06
+
+
+def _contexts():
+    h = hb.handbook()
+    sample = hb.reader_sample()
+    ctx = hb.reader_contexts(sample)
+    return h, sample, ctx
+
+
+def plan_06_answers() -> Iterator[Request]:
+    h, sample, ctx = _contexts()
+    for q in sample:
+        passages = [h.texts[c] for c in ctx[q.qid]]
+        yield Request(llm.DEFAULT_MODEL, rd.reader_prompt(q.search_text, passages, "lenient"), None, rd.MAX_TOKENS, 60)
+
+
+def plan_06_swap() -> Iterator[Request]:
+    """Context swapping: each question with another department's passages, lenient and strict prompts."""
+    from labkit.faithfulness_data import swap_sample
+
+    h, sample, ctx = _contexts()
+    for q, partner in swap_sample():
+        swapped = [h.texts[c] for c in ctx[partner]]
+        yield Request(llm.DEFAULT_MODEL, rd.reader_prompt(q.search_text, swapped, "lenient"), None, rd.MAX_TOKENS, 60)
+        yield Request(llm.DEFAULT_MODEL, rd.reader_prompt(q.search_text, swapped, "strict"), None, rd.MAX_TOKENS, 20)
+
+
+def plan_06_strict() -> Iterator[Request]:
+    """The control: the strict prompt with the true passages (does it still answer?)."""
+    from labkit.faithfulness_data import swap_sample
+
+    h, sample, ctx = _contexts()
+    for q, _ in swap_sample():
+        true_p = [h.texts[c] for c in ctx[q.qid]]
+        yield Request(llm.DEFAULT_MODEL, rd.reader_prompt(q.search_text, true_p, "strict"), None, rd.MAX_TOKENS, 60)
+
+
+def plan_06_toy() -> Iterator[Request]:
+    """The source's leave example (in English) and the 20-days claim, judged by both models."""
+    from labkit import toys
+
+    for model in (llm.DEFAULT_MODEL, llm.SMALL_MODEL):
+        for claim in toys.toy_claims():
+            yield Request(
+                model, fa.judge_prompt(toys.FAITH_CONTEXT_EN, claim), fa.JUDGE_SCHEMA, fa.JUDGE_MAX_TOKENS, 30
+            )
+
+
+def _claims_to_judge() -> Iterator[tuple[str, str]]:
+    """(context, claim) for every claim of every recorded answer, then every hand-labelled claim; by context."""
+    from labkit.faithfulness_data import answered, labelled_claims
+
+    seen = set()
+    for row in answered():
+        for claim in fa.split_claims(row["answer"]):
+            if (row["context"], claim) not in seen:
+                seen.add((row["context"], claim))
+                yield row["context"], claim
+    for row in labelled_claims():
+        if (row["context"], row["claim"]) not in seen:
+            seen.add((row["context"], row["claim"]))
+            yield row["context"], row["claim"]
+
+
+def _plan_judge(model: str) -> Iterator[Request]:
+    for context, claim in _claims_to_judge():
+        yield Request(model, fa.judge_prompt(context, claim), fa.JUDGE_SCHEMA, fa.JUDGE_MAX_TOKENS, 30, True)
+
+
+def plan_06_judge_15() -> Iterator[Request]:
+    yield from _plan_judge(llm.DEFAULT_MODEL)
+
+
+def plan_06_judge_05() -> Iterator[Request]:
+    yield from _plan_judge(llm.SMALL_MODEL)
+
+
+def plan_06_extra() -> Iterator[Request]:
+    """Atomic claims and the relevance judge, for every recorded answer (1.5B)."""
+    from labkit.faithfulness_data import answered
+
+    for row in answered():
+        yield Request(
+            llm.DEFAULT_MODEL, fa.ATOMIC_PROMPT.format(answer=row["answer"].strip()), fa.ATOMIC_SCHEMA, 300, 60
+        )
+        yield Request(
+            llm.DEFAULT_MODEL, fa.relevance_prompt(row["question"], row["answer"]), fa.RELEVANCE_SCHEMA, 20, 8
+        )
+
+
+PLANS = {
+    "00-welcome": plan_00,
+    "06-answers": plan_06_answers,
+    "06-toy": plan_06_toy,
+    "06-swap": plan_06_swap,
+    "06-strict": plan_06_strict,
+    "06-judge-1.5b": plan_06_judge_15,
+    "06-judge-0.5b": plan_06_judge_05,
+    "06-extra": plan_06_extra,
+}
+
+
+def estimate(names: list[str]) -> None:
+    print(f"{'plan':16} {'model':36} {'prompts':>8} {'recorded':>9} {'to do':>6} {'est. min':>9}")
+    total = 0.0
+    for name in names:
+        reqs = list(PLANS[name]())
+        by_model: dict[str, list[Request]] = {}
+        for r in reqs:
+            by_model.setdefault(r.model, []).append(r)
+        for model, rs in by_model.items():
+            have = _replay(model).rows
+            todo = [r for r in rs if r.key not in have]
+            minutes = sum(r.seconds() for r in todo) / 60
+            total += minutes
+            print(f"{name:16} {model:36} {len(rs):8d} {len(rs) - len(todo):9d} {len(todo):6d} {minutes:9.1f}")
+    print(f"{'total':16} {'':36} {'':8} {'':9} {'':6} {total:9.1f}")
+
+
+def record(name: str, limit: int | None) -> None:
+    from labkit.llm.local import Local
+
+    clients: dict[tuple[str, bool], llm.Recorder] = {}
+    done = 0
+    t0 = time.perf_counter()
+    for r in PLANS[name]():
+        rec = clients.get((r.model, r.reuse_prefix))
+        if rec is None:
+            rec = clients[(r.model, r.reuse_prefix)] = llm.Recorder(Local(r.model, reuse_prefix=r.reuse_prefix))
+        if r.key in rec.replay.rows:
+            continue
+        if limit is not None and done >= limit:
+            break
+        c = rec.complete(r.prompt, schema=r.schema, max_tokens=r.max_tokens)
+        done += 1
+        print(
+            f"[{name}] {done:4d} {c.seconds:6.1f}s {c.prompt_tokens:5d}+{c.completion_tokens:<4d} {c.text[:70]!r}",
+            flush=True,
+        )
+    print(f"[{name}] recorded {done} responses in {(time.perf_counter() - t0) / 60:.1f} min", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("plans", nargs="*", help=f"plans to record: {', '.join(PLANS)}")
+    ap.add_argument("--plan", action="store_true", help="print what each plan would record and how long it takes")
+    ap.add_argument("--limit", type=int, default=None, help="record at most this many new responses per plan")
+    a = ap.parse_args(argv)
+    unknown = [p for p in a.plans if p not in PLANS]
+    if unknown:
+        ap.error(f"unknown plan(s) {unknown}; choose from {list(PLANS)}")
+    if a.plan or not a.plans:
+        estimate(a.plans or list(PLANS))
+        return 0
+    for name in a.plans:
+        record(name, a.limit)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
