@@ -34,8 +34,7 @@ def plot_gain_discount(
     k = args.whole_number("k", k, maximum=MAX_K, hint=f"more than {MAX_K} bars are unreadable and slow to draw")
     m = metrics.ranking_metrics(rels, k, 1, unretrieved, idcg)
     top = [max(float(r), 0.0) for r in list(rels)[:k]]
-    pool = top if idcg == "retrieved" else [max(float(g), 0.0) for g in list(rels) + list(unretrieved)]
-    ideal = sorted(pool, reverse=True)[:k]
+    ideal = metrics.graded.ideal_gains(rels, k, unretrieved, idcg)  # the IDCG rule, as in ranking_metrics
     ranks = list(range(1, k + 1))
     disc = [1 / math.log2(r + 1) for r in ranks]
     gain = top + [0.0] * (k - len(top))

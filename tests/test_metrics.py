@@ -1,5 +1,6 @@
 """labkit.metrics: the source chapter's figures, trec_eval agreement, properties, bad input."""
 
+import itertools
 import math
 
 import numpy as np
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labkit import metrics as M
+from labkit.metrics import graded
 
 RELS = [0, 2, 0, 3, 1]
 
@@ -135,6 +137,45 @@ def test_idcg_retrieved_matches_the_book_function():
     qrels = {"q": {"a": 3, "b": 2, "c": 1, "z": 3}}
     res = M.evaluate({"q": ["c", "a", "x", "b"]}, qrels, ("nDCG@4",), idcg="retrieved")
     assert res.mean["nDCG@4"] == pytest.approx(M.ndcg_at_k([1, 3, 0, 2], 4))
+
+
+def test_an_ideal_ranking_scores_exactly_one():
+    # DCG and IDCG are one formula (graded.discounted_gain): they once differed in the last bit
+    # (gain * (1 / log2) vs gain / log2), and 169 of these 3,279 ideal rankings scored 0.9999999999999999.
+    cases = [sorted(g, reverse=True) for n in range(1, 8) for g in itertools.product([1, 2, 3], repeat=n)]
+    run = {f"q{i}": [f"d{j}" for j in range(len(g))] for i, g in enumerate(cases)}
+    qrels = {f"q{i}": {f"d{j}": x for j, x in enumerate(g)} for i, g in enumerate(cases)}
+    assert (M.evaluate(run, qrels, ("nDCG@10",)).per_query["nDCG@10"] == 1.0).all()
+    assert all(M.ndcg_at_k(g, 10) == 1.0 for g in cases[::50])
+
+
+@pytest.mark.parametrize("idcg", ["all_judged", "retrieved"])
+def test_one_ranking_functions_agree_with_evaluate(rng, idcg):
+    # the per-ranking functions and the batch evaluate run the same per-family code: they agree exactly
+    run, qrels = random_case(rng, n_queries=40)
+    ours = M.evaluate(run, qrels, ("P@5", "R@10", "RR@10", "hit@3", "nDCG@10"), thr=2, idcg=idcg).per_query
+    for qid, scores in run.items():
+        ranked = sorted(scores, key=lambda d: (scores[d], d), reverse=True)  # trec_eval's order
+        rels = [qrels[qid].get(d, 0) for d in ranked]
+        judged = list(qrels[qid].values())
+        n_rel = sum(g >= 2 for g in judged)
+        unretrieved = [g for d, g in qrels[qid].items() if d not in scores]
+        table = M.ranking_metrics(rels, 10, 2, unretrieved, idcg)
+        assert ours.loc[qid, "P@5"] == M.precision_at_k(rels, 5, thr=2)
+        recall = M.recall_at_k(rels, 10, n_rel, thr=2)
+        assert (recall is None and np.isnan(ours.loc[qid, "R@10"])) or ours.loc[qid, "R@10"] == recall
+        assert ours.loc[qid, "RR@10"] == M.reciprocal_rank(rels, 10, thr=2) == table["RR@k"]
+        assert ours.loc[qid, "hit@3"] == M.hit_at_k(rels, 3, thr=2)
+        all_grades = None if idcg == "retrieved" else rels + unretrieved
+        assert ours.loc[qid, "nDCG@10"] == M.ndcg_at_k(rels, 10, all_grades) == table["nDCG@k"]
+
+
+def test_idcg_rule_is_the_one_the_figure_draws():
+    rels, unretrieved = [0, 2, 0, 3, 1], [2]
+    for idcg in ("retrieved", "all_judged"):
+        ideal = graded.ideal_gains(rels, 5, unretrieved, idcg)
+        assert ideal == ([3.0, 2.0, 1.0, 0.0, 0.0] if idcg == "retrieved" else [3.0, 2.0, 2.0, 1.0, 0.0])
+        assert M.dcg(ideal) == M.ranking_metrics(rels, 5, 1, unretrieved, idcg)["IDCG@k"]
 
 
 def random_case(rng, n_queries=200, pool=60):
