@@ -335,6 +335,29 @@ EXERCISES: dict[str, Exercise] = {
         "table['ER@k bm25'].idxmax() gives the (size, overlap) pair of the highest value",
         tol=0,
     ),
+    "6.1": Exercise(
+        "faithfulness score of the source's toy answer (2 of 3 claims supported)",
+        lambda: round(2 / 3, 2),
+        "supported claims / all claims, rounded to 2 decimals",
+        tol=0.005,
+    ),
+    "6.2": Exercise(
+        "TNR of the always-supported judge on the test split",
+        lambda table: _always_supported_tnr(table),
+        "TNR = the share of not-supported claims that the judge rejects; this judge rejects none",
+    ),
+    "6.3": Exercise(
+        "Rogan-Gladen corrected rate for p_obs 0.8, TPR 0.9, TNR 0.6",
+        lambda: round((0.8 + 0.6 - 1) / (0.9 + 0.6 - 1), 3),
+        "(p_obs + TNR - 1) / (TPR + TNR - 1)",
+        tol=0.0005,
+    ),
+    "6.4": Exercise(
+        "dev verdicts of the 1.5B judge overruled by the quote guard",
+        lambda table: int(table["1.5B + quote guard guarded"].sum()),
+        "sum the column '1.5B + quote guard guarded' of the dev table",
+        tol=0,
+    ),
     "7.1": Exercise(
         "triage.priority for the four toy traces",
         lambda: _toy_priority(),
@@ -420,10 +443,27 @@ EXERCISES: dict[str, Exercise] = {
 }
 
 
-def exercise(number: str, answer: Any) -> None:
+def _expected(ex: Exercise, number: str, objects: dict) -> Any:
+    import inspect
+
+    wanted = list(inspect.signature(ex.expected).parameters)
+    missing = [name for name in wanted if name not in objects]
+    if missing:
+        raise ValueError(f"exercise {number} is checked against the chapter's {missing[0]}: pass {missing[0]}=...")
+    return ex.expected(**{name: objects[name] for name in wanted})
+
+
+def _always_supported_tnr(table) -> float:
+    fails = table[table["label"] != "supported"]
+    return float((fails["always supported"] != "supported").mean())
+
+
+def exercise(number: str, answer: Any, **objects: Any) -> None:
     """Print whether ``answer`` solves exercise ``number`` (e.g. ``"3.1"``).
 
-    NumPy arrays and scalars are compared as the equivalent list or number.
+    NumPy arrays and scalars are compared as the equivalent list or number. Some exercises check an answer
+    against the chapter's own objects (``check.exercise("6.2", answer, table=test)``), so the check computes
+    nothing the chapter has already computed.
     """
     if not isinstance(number, str):
         raise ValueError(
@@ -435,7 +475,7 @@ def exercise(number: str, answer: Any) -> None:
     ex = EXERCISES[number]
     if answer is None or answer is Ellipsis:
         print(f"Exercise {number}: not answered yet - replace None with your answer.")
-    elif _same(answer, ex.expected(), ex.tol):
+    elif _same(answer, _expected(ex, number, objects), ex.tol):
         print(f"Exercise {number}: correct.")
     else:
         print(f"Exercise {number}: not yet. Hint: {ex.hint}.")

@@ -85,3 +85,47 @@ def labelled_claims(path=None) -> list[dict]:
     if not path.is_file():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+_NUMBER = __import__("re").compile(r"\d+(?:[.,]\d+)*")
+
+CONDITIONS = (
+    ("lenient, true context", "lenient", False),
+    ("lenient, swapped context", "lenient", True),
+    ("strict, swapped context", "strict", True),
+    ("strict, true context", "strict", False),
+)
+
+
+def reference_numbers(reference: str) -> list[str]:
+    """The numbers of a hand-written reference answer (``"45 days."`` -> ``["45"]``)."""
+    return _NUMBER.findall(reference)
+
+
+def swap_results(model: str | None = None) -> Iterator[dict]:
+    """The context-swapping experiment: every swap question under the four (prompt, context) conditions.
+
+    ``declines``: the answer says it does not know. ``states_gold_number``: the answer contains every number
+    of the reference answer (None when the reference answer has no number).
+    """
+    from labkit import llm
+    from labkit import reader as rd
+
+    h, sample, ctx = _setting()
+    replay = llm.Replay(model or llm.DEFAULT_MODEL)
+    for q, partner in swap_sample():
+        numbers = reference_numbers(q.answer)
+        for name, prompt, swapped in CONDITIONS:
+            passages = [h.texts[c] for c in ctx[partner if swapped else q.qid]]
+            answer = replay(rd.reader_prompt(q.search_text, passages, prompt), max_tokens=rd.MAX_TOKENS).strip()
+            found = set(_NUMBER.findall(answer))
+            yield {
+                "qid": q.qid,
+                "partner": partner,
+                "condition": name,
+                "question": q.search_text,
+                "reference": q.answer,
+                "answer": answer,
+                "declines": rd.says_dont_know(answer),
+                "states_gold_number": all(n in found for n in numbers) if numbers else None,
+            }

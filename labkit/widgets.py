@@ -28,6 +28,8 @@ __all__ = [
     "CutoffExplorer",
     "RoutingExplorer",
     "TriageExplorer",
+    "FaithfulnessExplorer",
+    "faithfulness_html",
 ]
 
 LAYOUT = w.Layout(width="440px")
@@ -423,3 +425,84 @@ class TriageExplorer(w.VBox):
             for t in chosen
         )
         self.examples.value = f"<ol>{items}</ol>" if items else "<p>no trace in this cell</p>"
+
+
+_VERDICT_COLOUR = {"supported": "#1a7f37", "unsupported": "#9a6700", "contradicted": "#cf222e", None: "#6e7781"}
+
+
+def faithfulness_html(row: dict, result, mode: str = "PASS/FAIL") -> str:
+    """One judged answer as HTML: the question, the answer's claims with verdicts and quotes, the score or
+    PASS/FAIL, and the context with every quote that really occurs in it highlighted (``<mark>``)."""
+    from labkit.faithfulness import quote_in_context
+
+    if mode not in ("PASS/FAIL", "score"):
+        raise ValueError(f"mode must be 'PASS/FAIL' or 'score', got {mode!r}")
+    head = (
+        f'<span class="lk-status" data-status="{result.status}"><b>{result.status}</b></span>'
+        if mode == "PASS/FAIL"
+        else f'<span class="lk-score">score <b>{"n/a" if result.score is None else f"{result.score:.2f}"}</b></span>'
+    )
+    claims = "".join(
+        f'<li class="lk-claim" data-verdict="{v.verdict or "error"}">'
+        f'<b style="color:{_VERDICT_COLOUR[v.verdict]}">{html.escape(v.verdict or "judge error")}</b>'
+        f"{' (guard)' if v.guarded else ''} {html.escape(v.claim)}"
+        + (f'<br><small>quote: "{html.escape(v.quote[:160])}"</small>' if v.quote else "")
+        + "</li>"
+        for v in result.verdicts
+    )
+    context = html.escape(row["context"])
+    for v in result.verdicts:
+        q = v.quote.strip()
+        if q and quote_in_context(q, row["context"]) and html.escape(q) in context:
+            context = context.replace(html.escape(q), f"<mark>{html.escape(q)}</mark>", 1)
+    return (
+        f"<p><b>{html.escape(row['qid'])}</b> {html.escape(row['question'])}</p>"
+        f"<p>answer: {html.escape(row['answer'])}</p><p>{head}</p><ol>{claims}</ol>"
+        f'<details><summary>context the reader saw</summary><pre style="white-space:pre-wrap">{context}</pre></details>'
+    )
+
+
+class FaithfulnessExplorer(w.VBox):
+    """Pick a question and a judge: the answer's claims with verdicts, the score or PASS/FAIL, the evidence.
+
+    Wraps :func:`labkit.faithfulness.faithfulness` (and :func:`faithfulness_html`) over recorded answers
+    (``rows``: dicts with qid, question, answer, context) and named judges.
+    """
+
+    def __init__(self, rows, judges, qid=None, judge=None, mode="PASS/FAIL"):
+        from labkit import faithfulness as fa
+
+        self._fa, self._rows = fa, {r["qid"]: r for r in rows}
+        if not self._rows:
+            raise ValueError("rows must hold at least one answered question")
+        self._judges = dict(judges)
+        self.question = w.Dropdown(options=list(self._rows), value=qid or next(iter(self._rows)),
+                                   description="question", layout=LAYOUT, style=STYLE)  # fmt: skip
+        self.judge = w.Dropdown(options=list(self._judges), value=judge or next(iter(self._judges)),
+                                description="judge", layout=LAYOUT, style=STYLE)  # fmt: skip
+        self.mode = w.ToggleButtons(options=["PASS/FAIL", "score"], value=mode, description="show",
+                                    style={**STYLE, "button_width": "auto"})  # fmt: skip
+        self.view = w.HTML()
+        self.result: dict = {}
+        for control in (self.question, self.judge, self.mode):
+            control.observe(self._update, names="value")
+        super().__init__([self.question, self.judge, self.mode, self.view])
+        self.add_class("lk-faithfulness-explorer")
+        self._update()
+
+    def _update(self, _change=None) -> None:
+        row = self._rows[self.question.value]
+        try:
+            res = self._fa.faithfulness(row["answer"], row["context"], self._judges[self.judge.value])
+        except (ValueError, LookupError) as err:  # shown in place; the widget keeps working
+            self.view.value = f'<p class="lk-error" style="color:#cf222e">{html.escape(str(err))}</p>'
+            self.result = {"error": str(err)}
+            return
+        self.view.value = faithfulness_html(row, res, self.mode.value)
+        self.result = {
+            "qid": row["qid"],
+            "judge": self.judge.value,
+            "verdicts": [v.verdict for v in res.verdicts],
+            "score": None if res.score is None else round(res.score, 4),
+            "status": res.status,
+        }
