@@ -78,12 +78,16 @@ def triage(traces: Iterable[Mapping[str, Any]], k: int = 5) -> dict[str, int]:
 def priority(counts: Mapping[str, int]) -> str:
     """Which stage causes more wrong answers: ``"retrieval"``, ``"generation"`` or a tie to read by hand.
 
-    ``counts``: the cells of :func:`triage` (``RET_FAIL`` and ``GEN_FAIL`` are needed).
+    ``counts``: the cells of :func:`triage` (``RET_FAIL`` and ``GEN_FAIL`` are needed), or a pandas row
+    with those labels.
     """
-    args.mapping("counts", counts, example="triage(traces, k)")
+    if not isinstance(counts, Mapping) and not (hasattr(counts, "keys") and hasattr(counts, "__getitem__")):
+        args.mapping("counts", counts, example="triage(traces, k)")  # raises, naming counts
     for key in ("RET_FAIL", "GEN_FAIL"):
         if key not in counts:
-            raise ValueError(f"counts needs {key!r} (pass the dict returned by triage()); it has {sorted(counts)}")
+            raise ValueError(
+                f"counts needs {key!r} (pass the dict returned by triage()); it has {sorted(map(str, counts.keys()))}"
+            )
         args.whole_number(f"counts[{key!r}]", counts[key], minimum=0)
     ret, gen = int(counts["RET_FAIL"]), int(counts["GEN_FAIL"])
     if ret == gen:

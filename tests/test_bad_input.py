@@ -665,3 +665,11 @@ def test_labkit_data_unset_or_pointing_to_a_folder_works(monkeypatch, tmp_path):
 def test_spans_to_qrels_and_friends_accept_any_iterable_of_queries():
     assert chunking.spans_to_qrels(iter([Q]), CHUNKS) == QRELS
     assert grid.evidence_recall(RUN, (q for q in [Q]), CHUNKS, 1) == {"q1": 1.0}
+
+
+def test_priority_reads_a_pandas_row_as_well_as_a_dict():
+    import pandas as pd
+
+    rows = pd.DataFrame([triage.triage([TRACE]), {"OK": 0, "GEN_FAIL": 1, "LUCKY": 0, "RET_FAIL": 3}])
+    assert [triage.priority(row) for _, row in rows.iterrows()] == ["a tie - read the traces to decide", "retrieval"]
+    raises_naming(lambda: triage.priority(pd.Series({"RET_FAIL": 1})), "GEN_FAIL")
