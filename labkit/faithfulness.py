@@ -242,6 +242,7 @@ fact, with pronouns replaced by what they refer to. Keep the answer's wording wh
 Reply with JSON: {{"claims": ["...", "..."]}}
 
 ANSWER: {answer}"""
+ATOMIC_MAX_TOKENS = 300
 ATOMIC_SCHEMA = {
     "type": "object",
     "properties": {"claims": {"type": "array", "items": {"type": "string"}}},
@@ -253,7 +254,8 @@ def atomic_claims(answer: str, llm: Any) -> list[str] | None:
     """The model's atomic claims for ``answer``, or None when its reply is malformed."""
     from labkit.llm import parse_json
 
-    reply = llm(ATOMIC_PROMPT.format(answer=args.text("answer", answer).strip()), schema=ATOMIC_SCHEMA, max_tokens=300)
+    prompt = ATOMIC_PROMPT.format(answer=args.text("answer", answer).strip())
+    reply = llm(prompt, schema=ATOMIC_SCHEMA, max_tokens=ATOMIC_MAX_TOKENS)
     try:
         claims = parse_json(reply, ["claims"])["claims"]
     except ValueError:

@@ -9,6 +9,7 @@ carry ``data-metric`` attributes, which the browser tests read.
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Sequence
 
@@ -34,6 +35,36 @@ __all__ = [
 
 LAYOUT = w.Layout(width="440px")
 STYLE = {"description_width": "150px"}
+
+
+def error_html(err: BaseException) -> str:
+    """An exception as the red line a widget shows in place of its result."""
+    return f'<p class="lk-error" style="color:#b00020">{html.escape(type(err).__name__)}: {html.escape(str(err))}</p>'
+
+
+def _in_place(update):
+    """Run a widget's update; on any error show it in the widget (``.lk-error``) and keep the widget working.
+
+    An exception raised in an ipywidgets callback would otherwise vanish into the browser console (or the
+    log) and leave the widget frozen on its last result. ``result`` becomes ``{"error": ...}`` so the next
+    notebook cell shows it too.
+    """
+
+    @functools.wraps(update)
+    def run(self, change=None):
+        box = self.__dict__.get("_error_box")
+        if box is None:
+            box = self._error_box = w.HTML()
+            self.children = (*self.children, box)
+        try:
+            update(self, change)
+        except Exception as err:  # noqa: BLE001 - a UI callback must never die silently
+            box.value = error_html(err)
+            self.result = {"error": f"{type(err).__name__}: {err}"}
+            return
+        box.value = ""
+
+    return run
 
 
 def parse_grades(text: str) -> list[float]:
@@ -78,6 +109,9 @@ class MetricsPlayground(w.VBox):
         idcg: str = "retrieved",
     ):
         metrics.ranking_metrics(grades, k, thr, unretrieved, idcg)  # validate before building controls
+        max_k = max(10, len(grades))
+        if k > max_k:
+            raise ValueError(f"k must be <= {max_k} in the playground (its slider stops there), got {k}")
         self.grades = w.Text(
             value=", ".join(str(g) for g in grades), description="retrieved grades", layout=LAYOUT, style=STYLE
         )
@@ -87,7 +121,7 @@ class MetricsPlayground(w.VBox):
             layout=LAYOUT,
             style=STYLE,
         )
-        self.k = w.IntSlider(value=k, min=1, max=10, description="k", layout=LAYOUT, style=STYLE)
+        self.k = w.IntSlider(value=k, min=1, max=max_k, description="k", layout=LAYOUT, style=STYLE)
         self.thr = w.IntSlider(value=thr, min=1, max=3, description="threshold (grade >=)", layout=LAYOUT, style=STYLE)
         self.idcg = w.ToggleButtons(
             options=[("book: re-sort retrieved", "retrieved"), ("trec_eval: all judged", "all_judged")],
@@ -142,6 +176,7 @@ class MetricsPlayground(w.VBox):
             self.grades.value = ", ".join(str(g) for g in grades)
             self.position.value = j + 1
 
+    @_in_place
     def _update(self, _change=None) -> None:
         try:
             grades = self.current_grades()
@@ -232,6 +267,7 @@ class FusionExplorer(w.VBox):
         self.add_class("lk-fusion-explorer")
         self._update()
 
+    @_in_place
     def _update(self, _change=None) -> None:
         weights = [s.value for s in self.weights.values()]
         table = fusion.hybrid_table(self.runs, self.qrels, self.groups, c=self.c.value, weights=weights, k=self.k)
@@ -259,6 +295,7 @@ class QuestionBox(w.VBox):
         self.add_class("lk-question-box")
         self._update()
 
+    @_in_place
     def _update(self, _change=None) -> None:
         try:
             frame = retrieval.side_by_side(self.text.value, self.retrievers, self.k)
@@ -305,6 +342,7 @@ class ChunkGridExplorer(w.VBox):
         self.add_class("lk-chunk-grid")
         self._update()
 
+    @_in_place
     def _update(self, _change=None) -> None:
         size, k = self.size.value, self.k.value
         overlap = int(size * self.overlap.value)
@@ -335,6 +373,7 @@ class CutoffExplorer(w.VBox):
         self.add_class("lk-cutoff-explorer")
         self._update()
 
+    @_in_place
     def _update(self, _change=None) -> None:
         k = self.k.value
         cut = {name: {q: list(r[:k]) for q, r in run.items()} for name, run in self.runs.items()}
@@ -362,6 +401,7 @@ class RoutingExplorer(w.VBox):
         self.add_class("lk-routing-explorer")
         self._update()
 
+    @_in_place
     def _update(self, _change=None) -> None:
         k = self.k.value
         if k not in self._cache:
@@ -399,6 +439,7 @@ class TriageExplorer(w.VBox):
         self.add_class("lk-triage-explorer")
         self._update()
 
+    @_in_place
     def _update(self, _change=None) -> None:
         k = self.k.value
         if k not in self._cache:
@@ -490,6 +531,7 @@ class FaithfulnessExplorer(w.VBox):
         self.add_class("lk-faithfulness-explorer")
         self._update()
 
+    @_in_place
     def _update(self, _change=None) -> None:
         row = self._rows[self.question.value]
         try:

@@ -142,17 +142,22 @@ def plan_06_judge_05() -> Iterator[Request]:
     yield from _plan_judge(llm.SMALL_MODEL)
 
 
-def plan_06_extra() -> Iterator[Request]:
-    """Atomic claims and the relevance judge, for every recorded answer (1.5B)."""
+def plan_06_relevance() -> Iterator[Request]:
+    """The model relevance judge, for every recorded answer (1.5B)."""
     from labkit.faithfulness_data import answered
 
     for row in answered():
-        yield Request(
-            llm.DEFAULT_MODEL, fa.ATOMIC_PROMPT.format(answer=row["answer"].strip()), fa.ATOMIC_SCHEMA, 300, 60
-        )
-        yield Request(
-            llm.DEFAULT_MODEL, fa.relevance_prompt(row["question"], row["answer"]), fa.RELEVANCE_SCHEMA, 20, 8
-        )
+        yield Request(llm.DEFAULT_MODEL, fa.relevance_prompt(row["question"], row["answer"]), fa.RELEVANCE_SCHEMA, 20, 8)
+
+
+def plan_06_atomic() -> Iterator[Request]:
+    """Atomic claims of the dev split's recorded answers (1.5B)."""
+    from labkit.faithfulness_data import answered
+
+    for row in answered():
+        if row["split"] == "dev":
+            prompt = fa.ATOMIC_PROMPT.format(answer=row["answer"].strip())
+            yield Request(llm.DEFAULT_MODEL, prompt, fa.ATOMIC_SCHEMA, fa.ATOMIC_MAX_TOKENS, 60)
 
 
 PLANS = {
@@ -163,7 +168,8 @@ PLANS = {
     "06-strict": plan_06_strict,
     "06-judge-1.5b": plan_06_judge_15,
     "06-judge-0.5b": plan_06_judge_05,
-    "06-extra": plan_06_extra,
+    "06-relevance": plan_06_relevance,
+    "06-atomic": plan_06_atomic,
 }
 
 
