@@ -40,3 +40,31 @@ def toy_claims() -> list[str]:
     from labkit.faithfulness import split_claims
 
     return [*split_claims(FAITH_ANSWER_EN), FAITH_ALTERED_EN]
+
+
+# ----------------------------------------------------------------------------- 7.2: synthetic hard questions
+
+SYNTH_CHUNKS_VI = {
+    "hr-12#3": "Nhân viên chính thức được làm remote tối đa 2 ngày mỗi tuần, "
+    "đăng ký trên HRM trước 17h ngày làm việc liền trước.",
+    "hr-12#4": "Nhân viên thử việc không được đăng ký làm remote, trừ khi giám đốc khối phê duyệt bằng email.",
+    "it-03#1": "Khi làm remote, bắt buộc bật VPN công ty trước khi truy cập Jira và Git nội bộ.",
+    "hr-07#2": "Ngày phép năm của nhân viên chính thức là 15 ngày, đăng ký trên HRM trước 3 ngày làm việc.",
+}
+SYNTH_CHUNKS_EN = {
+    "hr-12#3": "Full-time employees may work remotely up to 2 days a week, registered in HRM before 17:00 on the "
+    "previous working day.",
+    "hr-12#4": "Employees on probation may not register for remote work unless their division director approves "
+    "by email.",
+    "it-03#1": "When working remotely, the company VPN must be on before accessing Jira and internal Git.",
+    "hr-07#2": "Full-time employees have 15 days of annual leave, registered in HRM 3 working days in advance.",
+}
+SYNTH_SOURCE_REPLY_VI = {
+    "question": "Muốn làm ở nhà thứ Sáu thì hạn chót đăng ký là khi nào?",
+    "answer": "17h thứ Năm, trên HRM",
+}
+"""The source's canned model reply (a fixed stand-in, not a model): "To work from home on Friday, what is the
+registration deadline?" — "17:00 Thursday, in HRM"."""
+SYNTH_SOURCE_TARGET = "hr-12#3"
+SYNTH_SOURCE_SIMILAR = ["hr-07#2", "hr-12#4"]
+"""What the source prints for ``similar_chunks("hr-12#3", chunks)``."""

@@ -147,7 +147,9 @@ def plan_06_relevance() -> Iterator[Request]:
     from labkit.faithfulness_data import answered
 
     for row in answered():
-        yield Request(llm.DEFAULT_MODEL, fa.relevance_prompt(row["question"], row["answer"]), fa.RELEVANCE_SCHEMA, 20, 8)
+        yield Request(
+            llm.DEFAULT_MODEL, fa.relevance_prompt(row["question"], row["answer"]), fa.RELEVANCE_SCHEMA, 20, 8
+        )
 
 
 def plan_06_atomic() -> Iterator[Request]:
@@ -160,6 +162,42 @@ def plan_06_atomic() -> Iterator[Request]:
             yield Request(llm.DEFAULT_MODEL, prompt, fa.ATOMIC_SCHEMA, fa.ATOMIC_MAX_TOKENS, 60)
 
 
+# ----------------------------------------------------------------------------- chapter 02
+
+
+def plan_02_easy() -> Iterator[Request]:
+    from labkit import synth
+    from labkit.synth_data import targets
+
+    h = hb.handbook()
+    for c in targets():
+        prompt = synth.generate_prompt(h.corpus[c.doc].text[c.start_char : c.end_char])
+        yield Request(llm.DEFAULT_MODEL, prompt, synth.QA_SCHEMA, synth.QA_MAX_TOKENS, 70)
+
+
+def plan_02_hard() -> Iterator[Request]:
+    from labkit import synth
+    from labkit.synth_data import distractors_for, method_of, targets
+
+    h = hb.handbook()
+    for i, c in enumerate(targets()):
+        ds = distractors_for(c, method_of(i))
+        text = lambda ch: h.corpus[ch.doc].text[ch.start_char : ch.end_char]  # noqa: E731
+        prompt = synth.hard_prompt(text(c), [text(d) for d in ds])
+        yield Request(llm.DEFAULT_MODEL, prompt, synth.QA_SCHEMA, synth.QA_MAX_TOKENS, 70)
+
+
+def plan_02_realism() -> Iterator[Request]:
+    """The few-shot rater on the held-out hand-rated questions, then on every generated question."""
+    from labkit import synth
+    from labkit.synth_data import generated, realism_labels
+
+    shots = realism_labels("fewshot")
+    questions = [r["question"] for r in realism_labels("heldout")] + [r["question"] for r in generated()]
+    for q in questions:
+        yield Request(llm.DEFAULT_MODEL, synth.realism_prompt(q, shots), synth.RATING_SCHEMA, 20, 8, True)
+
+
 PLANS = {
     "00-welcome": plan_00,
     "06-answers": plan_06_answers,
@@ -170,6 +208,9 @@ PLANS = {
     "06-judge-0.5b": plan_06_judge_05,
     "06-relevance": plan_06_relevance,
     "06-atomic": plan_06_atomic,
+    "02-easy": plan_02_easy,
+    "02-hard": plan_02_hard,
+    "02-realism": plan_02_realism,
 }
 
 

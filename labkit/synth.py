@@ -1,0 +1,273 @@
+"""Synthetic evaluation questions: generate, make hard with distractors, filter for realism (section 7.2).
+
+Taught in 02_synthetic_hard_questions.
+
+1. :func:`generate_qa` — a model writes one question, its answer and an evidence quote from one chunk; the
+   quote is located in the *document* and stored as a character span (exact match first, then with white
+   space and curly quotes normalised). A quote that cannot be found is a :class:`Dropped` row with its reason,
+   never a guessed span.
+2. :func:`similar_chunks` finds the chunks most like a target (word Jaccard, or embedding cosine), and
+   :func:`hard_qa` asks for a question only the target answers that borrows the distractors' vocabulary.
+3. :func:`rate_realism` rates questions 1–5 with a few-shot prompt built from hand-rated examples, and
+   :func:`filter_realistic` keeps those at or above a threshold. A 1–5 scale is fine for culling; a system's
+   error *rate* needs binary labels (chapter 06).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from labkit import args
+from labkit.text import jaccard
+
+__all__ = [
+    "Dropped",
+    "locate_quote",
+    "generate_prompt",
+    "generate_qa",
+    "similar_chunks",
+    "hard_prompt",
+    "hard_qa",
+    "realism_prompt",
+    "rate_realism",
+    "filter_realistic",
+    "QA_SCHEMA",
+    "RATING_SCHEMA",
+]
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A generated row that was not kept, and why (counted and shown, never silently lost)."""
+
+    target: str
+    reason: str
+    reply: str = ""
+
+
+_QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
+
+
+def _normalised(text: str) -> tuple[str, list[int]]:
+    """``text`` lower-cased with white-space runs collapsed and curly quotes straightened, and for each
+    character of the result the index of the original character it came from."""
+    out, where = [], []
+    prev_space = False
+    for i, ch in enumerate(text):
+        if ch in "*`":  # Markdown emphasis: models quote the words, not the asterisks
+            continue
+        if ch.isspace():
+            if prev_space:
+                continue
+            out.append(" ")
+            prev_space = True
+        else:
+            out.append(ch.translate(_QUOTES).lower())
+            prev_space = False
+        where.append(i)
+    return "".join(out), where
+
+
+def locate_quote(quote: str, document: str, within: tuple[int, int] | None = None) -> tuple[int, int] | None:
+    """``(start, end)`` of ``quote`` in ``document`` (preferring the range ``within``), or None.
+
+    Exact match first; then a match that ignores case, white-space runs, curly quotes and trailing punctuation
+    of the quote, and Markdown's ``*``/backticks. The span returned always covers the document's own characters.
+    """
+    quote = args.text("quote", quote).strip()
+    document = args.text("document", document)
+    lo, hi = within if within else (0, len(document))
+    for a, b in ((lo, hi), (0, len(document))):
+        i = document.find(quote, a, b)
+        if i >= 0:
+            return i, i + len(quote)
+    q, _ = _normalised(quote.strip(" .,;:"))
+    if not q.strip():
+        return None
+    d, where = _normalised(document)
+    starts = [m.start() for m in re.finditer(re.escape(q), d)]
+    if not starts:
+        return None
+    inside = [s for s in starts if lo <= where[s] < hi]
+    s = (inside or starts)[0]
+    return where[s], where[s + len(q) - 1] + 1
+
+
+QA_SCHEMA = {
+    "type": "object",
+    "properties": {"question": {"type": "string"}, "answer": {"type": "string"}, "quote": {"type": "string"}},
+    "required": ["question", "answer", "quote"],
+}
+QA_MAX_TOKENS = 200
+MIN_QUOTE_WORDS = 4
+
+GENERATE_PROMPT = """Below is a passage from the internal handbook of Quillbridge Software.
+Write ONE question that an employee could ask and that this passage answers, the short answer, and the exact
+sentence of the passage that contains the answer (copied word for word).
+Reply with JSON: {{"question": "...", "answer": "...", "quote": "..."}}
+
+PASSAGE:
+{passage}"""
+
+HARD_PROMPT = """Below is a TARGET passage from the internal handbook of Quillbridge Software, and
+DISTRACTOR passages that look similar but do not contain the answer.
+Write ONE question that an employee could really ask, that ONLY the target passage answers, but that reuses some
+keywords of the distractor passages. Do not copy sentences of the target passage. Give the short answer and the
+exact sentence of the TARGET passage that contains it (copied word for word).
+Reply with JSON: {{"question": "...", "answer": "...", "quote": "..."}}
+
+TARGET:
+{target}
+
+DISTRACTORS:
+{distractors}"""
+
+
+def generate_prompt(passage: str) -> str:
+    return GENERATE_PROMPT.format(passage=args.text("passage", passage).strip())
+
+
+def hard_prompt(target: str, distractors: Sequence[str]) -> str:
+    distractors = args.strings("distractors", distractors, allow_empty=False)
+    return HARD_PROMPT.format(target=args.text("target", target).strip(), distractors="\n---\n".join(distractors))
+
+
+def _qa_row(reply: str, chunk: Any, document: str) -> dict | Dropped:
+    from labkit.llm import parse_json
+
+    try:
+        obj = parse_json(reply, ["question", "answer", "quote"])
+    except ValueError as err:
+        return Dropped(chunk.id, f"malformed reply: {str(err)[:80]}", reply)
+    fields = {k: obj[k].strip() if isinstance(obj[k], str) else "" for k in ("question", "answer", "quote")}
+    empty = [k for k, v in fields.items() if not v]
+    if empty:
+        return Dropped(chunk.id, f"empty {empty[0]}", reply)
+    if len(fields["quote"].split()) < MIN_QUOTE_WORDS:
+        return Dropped(chunk.id, f"quote shorter than {MIN_QUOTE_WORDS} words: not evidence", reply)
+    span = locate_quote(fields["quote"], document, (chunk.start_char, chunk.end_char))
+    if span is None:
+        return Dropped(chunk.id, "quote not found in the document", reply)
+    if not (chunk.start_char <= span[0] and span[1] <= chunk.end_char):
+        return Dropped(chunk.id, "quote found outside the target chunk", reply)
+    return {**fields, "doc": chunk.doc, "start": span[0], "end": span[1], "target": chunk.id}
+
+
+def generate_qa(chunk: Any, document: str, llm: Any) -> dict | Dropped:
+    """One question/answer/evidence-span row from ``chunk`` (a :class:`labkit.chunking.Chunk` of ``document``)."""
+    reply = llm(generate_prompt(_chunk_text(chunk, document)), schema=QA_SCHEMA, max_tokens=QA_MAX_TOKENS)
+    return _qa_row(reply, chunk, document)
+
+
+def _chunk_text(chunk: Any, document: str) -> str:
+    text = document[chunk.start_char : chunk.end_char]
+    if not text.strip():
+        raise ValueError(f"chunk {chunk.id!r} is empty: nothing to write a question from")
+    return text
+
+
+def similar_chunks(
+    target: str,
+    chunks: Mapping[str, str],
+    n: int = 2,
+    by: str = "jaccard",
+    vectors: Mapping[str, Any] | None = None,
+) -> list[str]:
+    """The ``n`` chunk ids most similar to ``target`` (never the target itself), most similar first.
+
+    ``by="jaccard"``: word-set overlap of the texts (the source's stand-in for an embedding search);
+    ``by="embedding"``: cosine of ``vectors[id]`` (unit vectors, e.g. ``labkit.embeddings``). Ties break by id.
+    """
+    args.mapping("chunks", chunks)
+    if target not in chunks:
+        raise ValueError(f"target {target!r} is not a chunk id of chunks (e.g. {next(iter(chunks), '?')!r})")
+    n = args.whole_number("n", n, maximum=max(1, len(chunks) - 1), hint="there are not that many other chunks")
+    if by == "jaccard":
+        scores = {cid: jaccard(chunks[target], text) for cid, text in chunks.items() if cid != target}
+    elif by == "embedding":
+        import numpy as np
+
+        if vectors is None:
+            raise ValueError('by="embedding" needs vectors={chunk id: unit vector}')
+        missing = [cid for cid in chunks if cid not in vectors]
+        if missing:
+            raise ValueError(f"vectors has no vector for chunk {missing[0]!r}")
+        t = np.asarray(vectors[target], dtype=float)
+        scores = {cid: float(np.dot(t, np.asarray(vectors[cid], dtype=float))) for cid in chunks if cid != target}
+    else:
+        raise ValueError(f'by must be "jaccard" or "embedding", got {by!r}')
+    return [cid for cid, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
+def hard_qa(chunk: Any, document: str, distractors: Sequence[Any], corpus_texts: Mapping[str, str], llm: Any):
+    """A hard row: the target chunk plus distractor chunks in the prompt; ``distractors`` kept as spans."""
+    d_texts = [_chunk_text(d, corpus_texts[d.doc]) for d in distractors]
+    prompt = hard_prompt(_chunk_text(chunk, document), d_texts)
+    row = _qa_row(llm(prompt, schema=QA_SCHEMA, max_tokens=QA_MAX_TOKENS), chunk, document)
+    if isinstance(row, Dropped):
+        return row
+    row["distractors"] = [{"doc": d.doc, "start": d.start_char, "end": d.end_char, "chunk": d.id} for d in distractors]
+    return row
+
+
+RATING_SCHEMA = {
+    "type": "object",
+    "properties": {"rating": {"type": "integer", "minimum": 1, "maximum": 5}},
+    "required": ["rating"],
+}
+
+REALISM_PROMPT = """You rate how realistic a question to a company's internal help bot is, from 1 to 5:
+5 = exactly what an employee would type (natural, their own situation, may be short, informal, with typos);
+4 = natural but slightly polished; 3 = plausible but reads like a paraphrase of the document;
+2 = unnatural: exam-style, quotes the document, or asks what no employee would ask;
+1 = not a usable question (answer inside it, refers to "the passage", several questions at once, nonsense).
+Rate realism only, not difficulty or correctness.
+
+Examples:
+{examples}
+
+Reply with JSON: {{"rating": <1-5>}}
+QUESTION: {question}"""
+
+
+def realism_prompt(question: str, examples: Sequence[Mapping[str, Any]]) -> str:
+    """The few-shot rating prompt: the rubric, the hand-rated ``examples`` (question, rating), the question."""
+    question = args.text("question", question)
+    examples = args.sequence("examples", examples, allow_empty=False)
+    lines = []
+    for i, ex in enumerate(examples):
+        if not isinstance(ex, Mapping) or "question" not in ex or "rating" not in ex:
+            raise ValueError(f"examples[{i}] needs a question and a rating")
+        rating = args.whole_number(f"examples[{i}]['rating']", ex["rating"], minimum=1, maximum=5)
+        lines.append(f"QUESTION: {ex['question']}\nRATING: {rating}")
+    return REALISM_PROMPT.format(examples="\n\n".join(lines), question=question.strip())
+
+
+def rate_realism(questions: Sequence[str], llm: Any, examples: Sequence[Mapping[str, Any]]) -> list[int | None]:
+    """The model's 1–5 realism rating of each question (None where its reply could not be read)."""
+    from labkit.llm import parse_json
+
+    questions = args.strings("questions", questions)
+    out: list[int | None] = []
+    for q in questions:
+        try:
+            r = parse_json(llm(realism_prompt(q, examples), schema=RATING_SCHEMA, max_tokens=20), ["rating"])["rating"]
+        except ValueError:
+            out.append(None)
+            continue
+        out.append(r if isinstance(r, int) and not isinstance(r, bool) and 1 <= r <= 5 else None)
+    return out
+
+
+def filter_realistic(rows: Sequence[Mapping[str, Any]], threshold: float, key: str = "realism") -> tuple[list, list]:
+    """``(kept, dropped)``: rows whose ``key`` rating is at least ``threshold``; unrated rows are dropped."""
+    threshold = args.finite_number("threshold", threshold, minimum=1, maximum=5, hint="ratings run from 1 to 5")
+    rows = args.sequence("rows", rows)
+    kept, dropped = [], []
+    for row in rows:
+        r = row.get(key)
+        (kept if r is not None and r >= threshold else dropped).append(row)
+    return kept, dropped
