@@ -96,7 +96,12 @@ def _recorded(model: str, n: int) -> list[dict]:
     if not path.is_file():
         return []
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = [r for r in rows if (r.get("provenance") or {}).get("runtime") == "llama-cpp-python"]
+    rows = [
+        r
+        for r in rows
+        if (r.get("provenance") or {}).get("runtime") == "llama-cpp-python"
+        and not r["provenance"]["params"].get("prefix_reuse")  # those depend on the call before them
+    ]
     return sorted(rows, key=lambda r: len(r["prompt"]) + (r["provenance"].get("completion_tokens") or 0) * 20)[:n]
 
 
