@@ -60,7 +60,8 @@ def cassettes() -> None:
         ct = sum(p.get("completion_tokens") or 0 for p in prov)
         sec = sum(p.get("seconds") or 0 for p in prov)
         print(
-            f"{path.name:44} {len(rows):5d} responses  {pt:9,d} prompt + {ct:7,d} completion tokens  {sec / 3600:5.2f} h"
+            f"{path.name:44} {len(rows):5d} responses  {pt:9,d} prompt + {ct:7,d} completion tokens  "
+            f"{sec / 3600:5.2f} h"
         )
 
 
