@@ -1,9 +1,14 @@
 """Exercise self-checks: ``check.exercise("3.1", answer)`` prints one line.
 
-Used at the end of every chapter. The expected value is computed by
-``labkit`` from the exercise's own inputs when you check, never typed in, so
-a check cannot drift from the code it teaches. The printout is
-deterministic (nbval compares it):
+Used at the end of every chapter. The expected value is computed by ``labkit`` when you check, never typed in,
+so a check cannot drift from the code it teaches. It is computed from one of two places, and never by
+rebuilding a chapter (a check takes milliseconds, not the seconds a retrieval run takes):
+
+- the source's toy inputs, from :mod:`labkit.toys`, which the chapters use too;
+- the chapter's own objects, passed by name: ``check.exercise("5.3", answer, table=table)``. The check reads
+  the cell of that table the exercise asks about, so it agrees with the numbers on your screen.
+
+The printout is deterministic (nbval compares it):
 
 - ``None`` (or ``...``)  ->  "not answered yet"
 - the right value        ->  "correct"
@@ -12,24 +17,36 @@ deterministic (nbval compares it):
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any
 
-from labkit import metrics
+from labkit import metrics, toys
 
-__all__ = ["exercise", "EXERCISES"]
+__all__ = ["exercise", "EXERCISES", "Exercise", "not_answered"]
 
 
 @dataclass(frozen=True)
 class Exercise:
+    """One exercise: what it asks, how its expected value is computed, the hint for a wrong answer.
+
+    ``expected`` takes no argument, or the chapter objects it reads, by name; ``objects`` says in words what
+    each of them is (the error for a missing or wrong object quotes it).
+    """
+
     question: str
-    expected: Callable[[], Any]
+    expected: Callable[..., Any]
     hint: str
     tol: float = 1e-3
+    objects: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def needs(self) -> list[str]:
+        """The names of the chapter objects this exercise is checked against (in the order of ``expected``)."""
+        return list(inspect.signature(self.expected).parameters)
 
 
 def _is_number(x: Any) -> bool:
@@ -63,11 +80,7 @@ def _same(answer: Any, expected: Any, tol: float) -> bool:
     return answer == expected
 
 
-def _best_order(grades: list[int]) -> list[int]:
-    return sorted(grades, reverse=True)
-
-
-RUNNING = [0, 2, 0, 3, 1]
+# ---------------------------------------------------------------- expected values from the toys and small data
 
 
 def _n_documents() -> int:
@@ -76,87 +89,18 @@ def _n_documents() -> int:
     return len(load_corpus())
 
 
-@lru_cache(maxsize=1)
-def _handbook():
-    """The setting the chapters share (chunks of 128 words, overlap 32), built once per process."""
-    from types import SimpleNamespace
-
-    from labkit.chunking import chunk_corpus, spans_to_qrels
-    from labkit.data import load_corpus, load_queries
-    from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever
-
-    corpus, queries = load_corpus(), load_queries()
-    chunks = chunk_corpus(corpus, 128, 32)
-    bm25, dense = BM25Retriever(chunks), DenseRetriever(chunks)
-    return SimpleNamespace(
-        corpus=corpus,
-        queries=queries,
-        chunks=chunks,
-        texts={c.id: c.text for c in chunks},
-        qrels=spans_to_qrels(queries, chunks),
-        bm25=bm25,
-        dense=dense,
-        hybrid=HybridRetriever([bm25, dense]),
-    )
-
-
-@lru_cache(maxsize=1)
-def _handbook_hits() -> tuple:
-    """Chapter 01's setting, recomputed: hit@10 of BM25 and dense per query, and the per-slice table."""
+def _toy_rrf(**kwargs):
     from labkit import fusion
 
-    h = _handbook()
-    queries, qrels = h.queries, h.qrels
-    runs = {name: _handbook_runs()[name] for name in ("bm25", "dense")}
-    table = fusion.hybrid_table(runs, qrels, {q.qid: q.slice for q in queries}, c=60, k=10)
-    hits = {
-        name: metrics.evaluate({q: r[:10] for q, r in run.items()}, qrels, ("hit@10",)).per_query["hit@10"]
-        for name, run in runs.items()
-    }
-    return table, hits
-
-
-def _only_dense() -> int:
-    _, hits = _handbook_hits()
-    return int(((hits["bm25"] == 0) & (hits["dense"] == 1)).sum())
-
-
-SEED_GOLD = [(1000, 240, 40), (1000, 500, 60), (800, 120, 30), (1200, 760, 90),
-             (600, 250, 20), (900, 380, 70), (1500, 1010, 50), (700, 60, 25)]  # fmt: skip
-
-
-def _toy_split_rate(size: int, overlap: int) -> float:
-    from labkit.chunking import split_stats
-
-    return split_stats(SEED_GOLD, size, overlap).split_rate
-
-
-def _n_chunks(doc_id: str, size: int, overlap: int) -> int:
-    from labkit.chunking import chunk_document
-    from labkit.data import load_corpus
-
-    doc = load_corpus()[doc_id]
-    return len(chunk_document(doc.id, doc.text, size, overlap))
-
-
-def _best_bm25_config() -> tuple:
-    from labkit.data import load_corpus, load_queries
-    from labkit.grid import ChunkGrid
-
-    grid = ChunkGrid(load_corpus(), load_queries(split="dev"), retrievers=("bm25",))
-    table = grid.table((64, 128, 256), (0.0, 0.25, 0.5), k={64: 20, 128: 10, 256: 5})
-    return tuple(int(x) for x in table["ER@k bm25"].idxmax())
-
-
-TOY_SET = {"q1": [0, 0, 3, 0, 1], "q2": [2, 0, 0, 0, 0], "q3": [0, 0, 0, 0, 0], "q4": [0, 1, 0, 0, 0]}
+    return fusion.rrf([toys.RRF_BM25, toys.RRF_DENSE], **kwargs)
 
 
 def _toy_mrr(k: int) -> float:
-    return sum(metrics.reciprocal_rank(r, k) for r in TOY_SET.values()) / len(TOY_SET)
+    return sum(metrics.reciprocal_rank(r, k) for r in toys.MRR_TOY.values()) / len(toys.MRR_TOY)
 
 
 def _toy_hit_rate(k: int) -> float:
-    return sum(metrics.hit_at_k(r, k) for r in TOY_SET.values()) / len(TOY_SET)
+    return sum(metrics.hit_at_k(r, k) for r in toys.MRR_TOY.values()) / len(toys.MRR_TOY)
 
 
 def _liu_drop() -> float:
@@ -167,111 +111,55 @@ def _liu_drop() -> float:
     return round(float(gpt.loc[1, "accuracy"] - gpt.loc[10, "accuracy"]), 1)
 
 
-ROUTER_COST = {"nano": 0.1, "mini": 0.4, "mid": 1.5, "large": 5.0, "xl": 15.0}
-ROUTER_PASS = {
-    "r1 summarise email": {"nano", "mini", "mid", "large", "xl"},
-    "r2 SQL 3-table join": {"mid", "large", "xl"},
-    "r3 RAG 80k-token context": {"large", "xl"},
-    "r4 intent classification": {"mini", "mid", "large", "xl"},
-}
-ROUTER_RANKING = {
-    "r1 summarise email": ["mini", "nano", "mid", "large", "xl"],
-    "r2 SQL 3-table join": ["mini", "mid", "large", "xl", "nano"],
-    "r3 RAG 80k-token context": ["xl", "large", "mid", "mini", "nano"],
-    "r4 intent classification": ["mini", "mid", "nano", "large", "xl"],
-}
-ROUTER_WINDOW = {"nano": 1024, "mini": 2048, "mid": 4096, "large": 16384, "xl": 131072}
+def _toy_split_rate(size: int, overlap: int) -> float:
+    from labkit.chunking import split_stats
+
+    return split_stats(toys.SPLIT_GOLD, size, overlap).split_rate
 
 
-def _router_table(ranking=None):
-    from labkit.router import evaluate_router
+def _n_chunks(doc_id: str, size: int, overlap: int) -> int:
+    from labkit.chunking import chunk_document
+    from labkit.data import load_corpus
 
-    return evaluate_router(ranking or ROUTER_RANKING, ROUTER_PASS, ROUTER_COST, k=3)
-
-
-def _share_to_mini_at_10() -> float:
-    from labkit.embeddings import count_tokens
-    from labkit.retrieval import make_run
-    from labkit.router import chars_over_4, rag_prompts, routing_at_k
-
-    h = _handbook()
-    prompts = rag_prompts(h.queries, make_run(h.hybrid, h.queries, 10), h.texts, 10)
-    stats = routing_at_k(count_tokens(prompts), [chars_over_4(p) for p in prompts], ROUTER_WINDOW, ROUTER_COST)
-    return round(stats["share to mini"], 3)
-
-
-TRIAGE_TOY = [
-    {"gold": ["hr-07#2"], "retrieved": ["hr-07#2", "hr-07#5"], "answer_pass": False},
-    {"gold": ["adm-04#1"], "retrieved": ["it-09#3", "hr-02#1"], "answer_pass": False},
-    {"gold": ["it-03#1"], "retrieved": ["hr-12#3", "hr-12#4"], "answer_pass": True},
-    {"gold": ["fin-02#3"], "retrieved": ["fin-02#3", "fin-02#1"], "answer_pass": True},
-]
+    doc = load_corpus()[doc_id]
+    return len(chunk_document(doc.id, doc.text, size, overlap))
 
 
 def _toy_priority() -> str:
     from labkit import triage
 
-    return triage.priority(triage.triage(TRIAGE_TOY))
+    return triage.priority(triage.triage(toys.TRIAGE_TRACES))
 
 
-def _gen_fail_at(k: int) -> int:
-    from labkit import triage
-    from labkit.positions import LexicalReader
-    from labkit.retrieval import make_run
-
-    h = _handbook()
-    run = make_run(h.hybrid, h.queries, 20)
-    corpus_texts = {d: doc.text for d, doc in h.corpus.items()}
-    traces = triage.extractive_traces(h.queries, run, h.texts, h.qrels, LexicalReader(), corpus_texts, k)
-    return triage.triage(traces, k)["GEN_FAIL"]
+R3 = "r3 RAG 80k-token context"
 
 
-@lru_cache(maxsize=1)
-def _handbook_runs() -> dict:
-    """BM25 and dense top 100 for every query, and their RRF fusion (c=60) top 100 (chapters 01 and 08)."""
-    from labkit import fusion
-    from labkit.retrieval import make_run
+def _router_table(ranking: Mapping[str, list[str]] | None = None):
+    from labkit.router import evaluate_router
 
-    h = _handbook()
-    runs = {"bm25": make_run(h.bm25, h.queries, 100), "dense": make_run(h.dense, h.queries, 100)}
-    runs["hybrid"] = fusion.fuse_runs([runs["bm25"], runs["dense"]], c=60, top_n=100)
-    return runs
+    return evaluate_router(ranking or toys.ROUTER_RANKING, toys.ROUTER_PASS, toys.ROUTER_COST, k=3)
 
 
-def _hybrid_recall_at_3(slice_: str) -> float:
-    h = _handbook()
-    run = {q.qid: _handbook_runs()["hybrid"][q.qid][:3] for q in h.queries if q.slice == slice_}
-    return round(float(metrics.evaluate(run, {q: h.qrels[q] for q in run}, ("R@3",)).mean["R@3"]), 3)
+def _regret_with_r3_large_first() -> float:
+    first, second, *rest = toys.ROUTER_RANKING[R3]  # xl, large, ...: swap the first two
+    ranking = dict(toys.ROUTER_RANKING, **{R3: [second, first, *rest]})
+    return round(float(_router_table(ranking).attrs["mean"]["regret"]), 3)
 
 
-def _follow_up_hit_at_10() -> float:
-    import dataclasses
-
-    from labkit.retrieval import make_run
-
-    h = _handbook()
-    typed = [dataclasses.replace(q, rewritten=None) for q in h.queries if q.rewritten]
-    run = make_run(h.hybrid, typed, 10)
-    return round(float(metrics.evaluate(run, {q.qid: h.qrels[q.qid] for q in typed}, ("hit@10",)).mean["hit@10"]), 3)
+# ---------------------------------------------------------------- expected values read from the chapter's objects
 
 
-def _multihop_all_evidence() -> float:
-    from labkit.grid import evidence_recall
-
-    h = _handbook()
-    multihop = [q for q in h.queries if q.kind == "multihop"]
-    er = evidence_recall(_handbook_runs()["hybrid"], multihop, h.chunks, 10)
-    return round(sum(v >= 1 for v in er.values()) / len(er), 3)
-
-
-TOY_BM25 = ["D7", "D2", "D9", "D4", "D1"]
-TOY_DENSE = ["D4", "D3", "D7", "D8", "D2"]
+def _only_dense(runs, qrels) -> int:
+    hit = {
+        name: metrics.evaluate({q: r[:10] for q, r in runs[name].items()}, qrels, ("hit@10",)).per_query["hit@10"]
+        for name in ("bm25", "dense")
+    }
+    return int(((hit["bm25"] == 0) & (hit["dense"] == 1)).sum())
 
 
-def _toy_rrf(**kwargs):
-    from labkit import fusion
-
-    return fusion.rrf([TOY_BM25, TOY_DENSE], **kwargs)
+def _always_supported_tnr(table) -> float:
+    fails = table[table["label"] != "supported"]
+    return float((fails["always supported"] != "supported").mean())
 
 
 EXERCISES: dict[str, Exercise] = {
@@ -293,14 +181,47 @@ EXERCISES: dict[str, Exercise] = {
     ),
     "1.3": Exercise(
         "the retriever with the highest Recall@10 on the real slice",
-        lambda: _handbook_hits()[0]["R@10"].loc["real"].idxmax(),
+        lambda table: table["R@10"].loc["real"].idxmax(),
         "read the R@10 columns of the per-slice table, row 'real'",
+        objects={"table": "the per-slice table of fusion.hybrid_table (c=60, k=10)"},
     ),
     "1.4": Exercise(
         "queries with the gold chunk in the dense top 10 but not in the BM25 top 10",
         _only_dense,
         "count queries where hit@10 is 1 for dense and 0 for bm25 (the 'only dense' column, summed)",
         tol=0,
+        objects={"runs": "the BM25 and dense runs ({'bm25': ..., 'dense': ...})", "qrels": "the chunk qrels"},
+    ),
+    "3.1": Exercise(
+        "P@3 of the running example [0, 2, 0, 3, 1] with thr=1",
+        lambda: metrics.precision_at_k(toys.RUNNING_GRADES, 3),
+        "count the grades >= 1 among the first three, then divide by k = 3 (not by how many are relevant)",
+    ),
+    "3.2": Exercise(
+        "R@5 of the running example when only grade 3 counts (thr=3); the query has one grade-3 document",
+        lambda: metrics.recall_at_k(toys.RUNNING_GRADES, 5, n_relevant_total=1, thr=3),
+        "with thr=3 only the grade-3 document is relevant; is it in the top 5?",
+    ),
+    "3.3": Exercise(
+        "nDCG@3 (book convention) of the ranking [1, 0, 3]",
+        lambda: metrics.ndcg_at_k([1, 0, 3], 3),
+        "DCG = 1/log2(2) + 0 + 3/log2(4); the ideal re-sorts the same three grades to [3, 1, 0]",
+    ),
+    "3.4": Exercise(
+        "reorder [0, 2, 0, 3, 1] so that nDCG@5 is 1 (give the list of grades)",
+        lambda: sorted(toys.RUNNING_GRADES, reverse=True),
+        "nDCG is 1 when every grade sits at or above every smaller grade",
+    ),
+    "3.5": Exercise(
+        "a bot answers single-fact questions from the top 3 chunks: which metric first? "
+        "('recall@k', 'ndcg@k', 'mrr' or 'hit@k')",
+        lambda: "mrr",
+        "one fact needs one good chunk, and the earlier it appears the better (lost in the middle)",
+    ),
+    "3.6": Exercise(
+        "nDCG@5 of Y = [0, 0, 0, 3, 0] with trec_eval's IDCG, judged grades [3, 1, 1, 1]",
+        lambda: metrics.ndcg_at_k(toys.TRAP_Y, 5, all_grades=toys.TRAP_JUDGED),
+        "the ideal now sorts all judged grades: [3, 1, 1, 1] -> IDCG = 3 + 1/log2(3) + 1/2 + 1/log2(5)",
     ),
     "4.1": Exercise(
         "MRR@5 of the chapter 04 toy query set",
@@ -331,9 +252,10 @@ EXERCISES: dict[str, Exercise] = {
     ),
     "5.3": Exercise(
         "the (size, overlap) with the best dev evidence recall for BM25 at the equal reading budget",
-        _best_bm25_config,
+        lambda table: tuple(int(x) for x in table["ER@k bm25"].idxmax()),
         "table['ER@k bm25'].idxmax() gives the (size, overlap) pair of the highest value",
         tol=0,
+        objects={"table": "the dev grid at the equal reading budget (ChunkGrid.table with k=budget_k)"},
     ),
     "6.1": Exercise(
         "faithfulness score of the source's toy answer (2 of 3 claims supported)",
@@ -343,8 +265,9 @@ EXERCISES: dict[str, Exercise] = {
     ),
     "6.2": Exercise(
         "TNR of the always-supported judge on the test split",
-        lambda table: _always_supported_tnr(table),
+        _always_supported_tnr,
         "TNR = the share of not-supported claims that the judge rejects; this judge rejects none",
+        objects={"table": "the test split's verdict table (columns 'label' and 'always supported')"},
     ),
     "6.3": Exercise(
         "Rogan-Gladen corrected rate for p_obs 0.8, TPR 0.9, TNR 0.6",
@@ -357,32 +280,37 @@ EXERCISES: dict[str, Exercise] = {
         lambda table: int(table["1.5B + quote guard guarded"].sum()),
         "sum the column '1.5B + quote guard guarded' of the dev table",
         tol=0,
+        objects={"table": "the dev split's verdict table (column '1.5B + quote guard guarded')"},
     ),
     "7.1": Exercise(
         "triage.priority for the four toy traces",
-        lambda: _toy_priority(),
+        _toy_priority,
         "count RET_FAIL and GEN_FAIL: one each",
     ),
     "7.2": Exercise(
         "GEN_FAIL traces of the handbook pipeline at k=10",
-        lambda: _gen_fail_at(10),
+        lambda sweep: int(sweep.loc[10, "GEN_FAIL"]),
         "triage.triage(traces_at(10), 10)['GEN_FAIL']",
         tol=0,
+        objects={"sweep": "the 2x2 counts per k (one row per k, one column per cell)"},
     ),
     "8.1": Exercise(
         "the hybrid's Recall@3 on the real slice",
-        lambda: _hybrid_recall_at_3("real"),
+        lambda scorecard: round(float(scorecard.loc["real", ("R@3", "hybrid")]), 3),
         "scorecard.loc['real', ('R@3', 'hybrid')]: the reader's k, not 10",
+        objects={"scorecard": "the per-slice retrieval scorecard (metric, retriever) of step 2"},
     ),
     "8.2": Exercise(
         "hit rate@10 of the hybrid on the conversational follow-ups as typed",
-        _follow_up_hit_at_10,
+        lambda rewrite_table: round(float(rewrite_table.loc[("follow-up as typed", "hybrid"), "hit@10"]), 3),
         "rewrite_table.loc[('follow-up as typed', 'hybrid'), 'hit@10']",
+        objects={"rewrite_table": "the query-rewriting table, one row per (variant, retriever)"},
     ),
     "8.3": Exercise(
         "share of multi-hop queries with all their evidence in the hybrid's top 10",
-        _multihop_all_evidence,
+        lambda by_kind: round(float(by_kind.loc[by_kind["kind"] == "multihop", "all evidence@10"].mean()), 3),
         "the 'all evidence@10' column of the per-kind table, row multihop",
+        objects={"by_kind": "the per-query table with the columns 'kind' and 'all evidence@10'"},
     ),
     "9.1": Exercise(
         "nDCG@3 of request r2 in the router example",
@@ -392,78 +320,54 @@ EXERCISES: dict[str, Exercise] = {
     ),
     "9.2": Exercise(
         "mean cascade regret when r3 is routed to large first",
-        lambda: round(
-            float(
-                _router_table(
-                    dict(ROUTER_RANKING, **{"r3 RAG 80k-token context": ["large", "xl", "mid", "mini", "nano"]})
-                ).attrs["mean"]["regret"]
-            ),
-            3,
-        ),
+        _regret_with_r3_large_first,
         "r3's regret becomes 0; the others stay 0.3, 0.4 and 0.0; average the four",
         tol=0.001,
     ),
     "9.3": Exercise(
         "share of requests the real-token filter sends to mini at k=10",
-        _share_to_mini_at_10,
+        lambda by_k: round(float(by_k.loc[10, "share to mini"]), 3),
         "stats(10)['share to mini']: requests whose prompt is over nano's 1,024 tokens but within mini's 2,048",
         tol=0.001,
-    ),
-    "3.1": Exercise(
-        "P@3 of the running example [0, 2, 0, 3, 1] with thr=1",
-        lambda: metrics.precision_at_k(RUNNING, 3),
-        "count the grades >= 1 among the first three, then divide by k = 3 (not by how many are relevant)",
-    ),
-    "3.2": Exercise(
-        "R@5 of the running example when only grade 3 counts (thr=3); the query has one grade-3 document",
-        lambda: metrics.recall_at_k(RUNNING, 5, n_relevant_total=1, thr=3),
-        "with thr=3 only the grade-3 document is relevant; is it in the top 5?",
-    ),
-    "3.3": Exercise(
-        "nDCG@3 (book convention) of the ranking [1, 0, 3]",
-        lambda: metrics.ndcg_at_k([1, 0, 3], 3),
-        "DCG = 1/log2(2) + 0 + 3/log2(4); the ideal re-sorts the same three grades to [3, 1, 0]",
-    ),
-    "3.4": Exercise(
-        "reorder [0, 2, 0, 3, 1] so that nDCG@5 is 1 (give the list of grades)",
-        lambda: _best_order(RUNNING),
-        "nDCG is 1 when every grade sits at or above every smaller grade",
-    ),
-    "3.5": Exercise(
-        "a bot answers single-fact questions from the top 3 chunks: which metric first? "
-        "('recall@k', 'ndcg@k', 'mrr' or 'hit@k')",
-        lambda: "mrr",
-        "one fact needs one good chunk, and the earlier it appears the better (lost in the middle)",
-    ),
-    "3.6": Exercise(
-        "nDCG@5 of Y = [0, 0, 0, 3, 0] with trec_eval's IDCG, judged grades [3, 1, 1, 1]",
-        lambda: metrics.ndcg_at_k([0, 0, 0, 3, 0], 5, all_grades=[3, 1, 1, 1]),
-        "the ideal now sorts all judged grades: [3, 1, 1, 1] -> IDCG = 3 + 1/log2(3) + 1/2 + 1/log2(5)",
+        objects={"by_k": "the routing table per k (one row per k, column 'share to mini')"},
     ),
 }
 
 
+def _describe(ex: Exercise, name: str) -> str:
+    what = ex.objects.get(name)
+    return f"{name} ({what})" if what else name
+
+
 def _expected(ex: Exercise, number: str, objects: dict) -> Any:
-    import inspect
-
-    wanted = list(inspect.signature(ex.expected).parameters)
-    missing = [name for name in wanted if name not in objects]
+    missing = [name for name in ex.needs if name not in objects]
     if missing:
-        raise ValueError(f"exercise {number} is checked against the chapter's {missing[0]}: pass {missing[0]}=...")
-    return ex.expected(**{name: objects[name] for name in wanted})
+        name = missing[0]
+        raise ValueError(
+            f"exercise {number} is checked against the chapter's {_describe(ex, name)}: "
+            f"pass it by name, check.exercise({number!r}, answer, {name}={name})"
+        )
+    try:
+        return ex.expected(**{name: objects[name] for name in ex.needs})
+    except (KeyError, IndexError, AttributeError, TypeError) as err:
+        given = ", ".join(_describe(ex, name) for name in ex.needs)
+        raise ValueError(
+            f"exercise {number} could not read its value from {given}: {type(err).__name__} {err}; "
+            "pass the chapter's own object, unchanged"
+        ) from None
 
 
-def _always_supported_tnr(table) -> float:
-    fails = table[table["label"] != "supported"]
-    return float((fails["always supported"] != "supported").mean())
+def not_answered(number: str) -> str:
+    """The line a check prints for an answer that is still ``None`` (the student copy's check cells)."""
+    return f"Exercise {number}: not answered yet - replace None with your answer."
 
 
 def exercise(number: str, answer: Any, **objects: Any) -> None:
     """Print whether ``answer`` solves exercise ``number`` (e.g. ``"3.1"``).
 
     NumPy arrays and scalars are compared as the equivalent list or number. Some exercises check an answer
-    against the chapter's own objects (``check.exercise("6.2", answer, table=test)``), so the check computes
-    nothing the chapter has already computed.
+    against the chapter's own objects (``check.exercise("5.3", answer, table=table)``), so the check computes
+    nothing the chapter has already computed; the error for a missing object names it.
     """
     if not isinstance(number, str):
         raise ValueError(
@@ -473,8 +377,12 @@ def exercise(number: str, answer: Any, **objects: Any) -> None:
     if number not in EXERCISES:
         raise ValueError(f"unknown exercise {number!r}; this chapter's are {sorted(EXERCISES)}")
     ex = EXERCISES[number]
+    unknown = sorted(set(objects) - set(ex.needs))
+    if unknown:
+        takes = f"only {', '.join(ex.needs)}" if ex.needs else "no chapter object"
+        raise ValueError(f"exercise {number} takes {takes}; got {', '.join(unknown)}")
     if answer is None or answer is Ellipsis:
-        print(f"Exercise {number}: not answered yet - replace None with your answer.")
+        print(not_answered(number))
     elif _same(answer, _expected(ex, number, objects), ex.tol):
         print(f"Exercise {number}: correct.")
     else:

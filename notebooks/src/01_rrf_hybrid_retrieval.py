@@ -50,8 +50,12 @@ def my_rrf(rankings, c=60, top_n=5):
     return sorted(score, key=score.get, reverse=True)[:top_n], score
 
 
-bm25_toy = ["D7", "D2", "D9", "D4", "D1"]  # matched the exact code "ERR-4031"
-dense_toy = ["D4", "D3", "D7", "D8", "D2"]  # matched the meaning "can't log in to the VPN"
+from labkit.toys import RRF_BM25, RRF_DENSE
+
+bm25_toy = RRF_BM25  # matched the exact code "ERR-4031"
+dense_toy = RRF_DENSE  # matched the meaning "can't log in to the VPN"
+print("bm25: ", bm25_toy)
+print("dense:", dense_toy)
 fused, score = my_rrf([bm25_toy, dense_toy])
 print(fused)
 for doc in fused:
@@ -63,9 +67,10 @@ for doc in fused:
 # library function gives the same result and never modifies its inputs:
 
 # %%
+before = list(bm25_toy)
 fused_lib, score_lib = fusion.rrf([bm25_toy, dense_toy], c=60, top_n=5)
 assert fused_lib == fused and all(abs(score_lib[d] - score[d]) < 1e-15 for d in fused)
-print(fused_lib, "| inputs unchanged:", bm25_toy == ["D7", "D2", "D9", "D4", "D1"])
+print(fused_lib, "| inputs unchanged:", bm25_toy == before)
 
 # %% [markdown]
 # ## The handbook: three real retrievers
@@ -315,7 +320,7 @@ check.exercise("1.2", answer_1_2)
 answer_1_3 = table["R@10"].loc["real"].idxmax()
 
 # %%
-check.exercise("1.3", answer_1_3)
+check.exercise("1.3", answer_1_3, table=table)
 
 # %% [markdown]
 # **1.4** How many labelled queries have their gold chunk in the dense top 10 but not in the BM25 top 10?
@@ -324,4 +329,4 @@ check.exercise("1.3", answer_1_3)
 answer_1_4 = int(((both.bm25 == 0) & (both.dense == 1)).sum())
 
 # %%
-check.exercise("1.4", answer_1_4)
+check.exercise("1.4", answer_1_4, runs=runs, qrels=qrels)

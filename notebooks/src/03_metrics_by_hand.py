@@ -28,8 +28,10 @@ labkit.setup()
 # We write the ranking as the list of grades, in rank order:
 
 # %%
-rels = [0, 2, 0, 3, 1]  # grades of the documents at ranks 1..5
-not_retrieved = [2]  # the relevant document at rank 8
+from labkit.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
+
+rels = RUNNING_GRADES  # grades of the documents at ranks 1..5
+not_retrieved = RUNNING_UNRETRIEVED  # the relevant document at rank 8
 all_grades = rels + not_retrieved  # every judged document of this query
 print("top-5 grades:", rels, "| judged but not in the top 5:", not_retrieved)
 
@@ -188,11 +190,13 @@ pd.DataFrame(rows).set_index("threshold (grade >=)").round(4)
 # buries the one document that actually answers the question at rank 4. Which is better?
 
 # %%
-X = [1, 1, 1, 0, 0]
-Y = [0, 0, 0, 3, 0]
+from labkit.toys import TRAP_JUDGED, TRAP_X, TRAP_Y
+
+X, Y, judged = TRAP_X, TRAP_Y, TRAP_JUDGED  # judged: every graded document of the query
+print("X:", X, "| Y:", Y, "| judged grades:", judged)
 print("book IDCG      X:", metrics.ndcg_at_k(X, 5), " Y:", round(metrics.ndcg_at_k(Y, 5), 4))
-print("all-judged IDCG X:", round(metrics.ndcg_at_k(X, 5, all_grades=[1, 1, 1, 3]), 4),
-      " Y:", round(metrics.ndcg_at_k(Y, 5, all_grades=[3, 1, 1, 1]), 4))
+print("all-judged IDCG X:", round(metrics.ndcg_at_k(X, 5, all_grades=judged), 4),
+      " Y:", round(metrics.ndcg_at_k(Y, 5, all_grades=judged), 4))
 
 # %% [markdown]
 # With the book's ideal, X scores a **perfect 1.0**: it ordered what it retrieved perfectly, and the ideal
@@ -406,7 +410,7 @@ check.exercise("3.5", answer_3_5)
 # **3.6** nDCG@5 of `Y = [0, 0, 0, 3, 0]` with trec_eval's ideal, when the judged grades are `[3, 1, 1, 1]`?
 
 # %% tags=["solution"]
-answer_3_6 = metrics.ndcg_at_k(Y, 5, all_grades=[3, 1, 1, 1])
+answer_3_6 = metrics.ndcg_at_k(Y, 5, all_grades=judged)
 
 # %%
 check.exercise("3.6", answer_3_6)

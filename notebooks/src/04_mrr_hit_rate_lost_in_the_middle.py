@@ -26,12 +26,11 @@ labkit.setup()
 # A toy query set, from scratch (grades of each query's top 5, threshold 1):
 
 # %%
-toy = {
-    "q1": [0, 0, 3, 0, 1],  # first relevant at rank 3
-    "q2": [2, 0, 0, 0, 0],  # rank 1
-    "q3": [0, 0, 0, 0, 0],  # none in the top 5
-    "q4": [0, 1, 0, 0, 0],  # rank 2
-}
+from labkit.toys import MRR_TOY
+
+toy = MRR_TOY  # first relevant document: q1 at rank 3, q2 at rank 1, q3 none in the top 5, q4 at rank 2
+for qid, grades in toy.items():
+    print(qid, grades)
 
 
 def my_mrr(rankings, k):

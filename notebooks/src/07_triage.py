@@ -29,12 +29,11 @@ labkit.setup()
 # %%
 from collections import Counter
 
-rows = [
-    {"gold": ["hr-07#2"], "retrieved": ["hr-07#2", "hr-07#5"], "answer_pass": False},
-    {"gold": ["adm-04#1"], "retrieved": ["it-09#3", "hr-02#1"], "answer_pass": False},
-    {"gold": ["it-03#1"], "retrieved": ["hr-12#3", "hr-12#4"], "answer_pass": True},
-    {"gold": ["fin-02#3"], "retrieved": ["fin-02#3", "fin-02#1"], "answer_pass": True},
-]
+from labkit.toys import TRIAGE_TRACES
+
+rows = TRIAGE_TRACES
+for row in rows:
+    print(row)
 
 
 def my_quadrant(row, k=5):
@@ -186,4 +185,4 @@ check.exercise("7.1", answer_7_1)
 answer_7_2 = triage.triage(traces_at(10), 10)["GEN_FAIL"]
 
 # %%
-check.exercise("7.2", answer_7_2)
+check.exercise("7.2", answer_7_2, sweep=sweep)

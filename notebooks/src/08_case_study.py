@@ -287,7 +287,7 @@ checklist
 answer_8_1 = round(float(scorecard.loc["real", ("R@3", "hybrid")]), 3)
 
 # %%
-check.exercise("8.1", answer_8_1)
+check.exercise("8.1", answer_8_1, scorecard=scorecard)
 
 # %% [markdown]
 # **8.2** For the conversational follow-ups *as typed* (no rewriting), what is the hybrid's hit rate@10?
@@ -296,7 +296,7 @@ check.exercise("8.1", answer_8_1)
 answer_8_2 = round(float(rewrite_table.loc[("follow-up as typed", "hybrid"), "hit@10"]), 3)
 
 # %%
-check.exercise("8.2", answer_8_2)
+check.exercise("8.2", answer_8_2, rewrite_table=rewrite_table)
 
 # %% [markdown]
 # **8.3** What share of the **multi-hop** queries have all their evidence in the hybrid's top 10?
@@ -305,4 +305,4 @@ check.exercise("8.2", answer_8_2)
 answer_8_3 = round(float(by_kind.loc[by_kind["kind"] == "multihop", "all evidence@10"].mean()), 3)
 
 # %%
-check.exercise("8.3", answer_8_3)
+check.exercise("8.3", answer_8_3, by_kind=by_kind)

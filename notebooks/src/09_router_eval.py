@@ -23,20 +23,20 @@ labkit.setup()
 # passing model, **2** = passes but costs more, **0** = fails. The source chapter's made-up example:
 
 # %%
-COST = {"nano": 0.1, "mini": 0.4, "mid": 1.5, "large": 5.0, "xl": 15.0}  # $ per 1M tokens (made up)
+import pandas as pd
 
-PASS = {  # which models pass each request (offline labels, made up)
-    "r1 summarise email": {"nano", "mini", "mid", "large", "xl"},
-    "r2 SQL 3-table join": {"mid", "large", "xl"},
-    "r3 RAG 80k-token context": {"large", "xl"},
-    "r4 intent classification": {"mini", "mid", "large", "xl"},
-}
-ROUTER = {  # the router's ranking per request: call #1 first, fall back on failure
-    "r1 summarise email": ["mini", "nano", "mid", "large", "xl"],
-    "r2 SQL 3-table join": ["mini", "mid", "large", "xl", "nano"],
-    "r3 RAG 80k-token context": ["xl", "large", "mid", "mini", "nano"],
-    "r4 intent classification": ["mini", "mid", "nano", "large", "xl"],
-}
+from labkit.toys import ROUTER_COST, ROUTER_PASS, ROUTER_RANKING
+
+COST = ROUTER_COST  # $ per 1M tokens (made up)
+PASS = ROUTER_PASS  # which models pass each request (offline labels, made up)
+ROUTER = ROUTER_RANKING  # the router's ranking per request: call #1 first, fall back on failure
+print("cost per 1M tokens:", COST)
+pd.DataFrame(
+    {
+        "passing models": {req: ", ".join(m for m in COST if m in PASS[req]) for req in ROUTER},
+        "router ranking": {req: " > ".join(ROUTER[req]) for req in ROUTER},
+    }
+)
 
 # %% [markdown]
 # One request by hand: grades in the router's order, the reciprocal rank of the first passing model, nDCG@3
@@ -101,7 +101,10 @@ print(f"MRR={mean.RR:.3f}  Hit@1={mean['hit@1']:.2f}  NDCG@3={mean['nDCG@3']:.3f
 # with windows scaled to our short prompts:
 
 # %%
-WINDOW = {"nano": 1024, "mini": 2048, "mid": 4096, "large": 16384, "xl": 131072}  # tokens (made up)
+from labkit.toys import ROUTER_WINDOW
+
+WINDOW = ROUTER_WINDOW  # tokens (made up)
+print("context windows:", WINDOW)
 
 from labkit.chunking import chunk_corpus
 from labkit.data import load_corpus, load_queries
@@ -119,8 +122,6 @@ print(prompts[0][:400])
 # %%
 true_tokens = count_tokens(prompts)
 estimate = [router.chars_over_4(p) for p in prompts]
-import pandas as pd
-
 ratio = pd.Series([e / t for e, t in zip(estimate, true_tokens)])
 print(f"k=5: {len(prompts)} prompts, real tokens median {pd.Series(true_tokens).median():.0f}; "
       f"chars/4 over real: median {ratio.median():.3f}, 5th-95th percentile {ratio.quantile(0.05):.3f}-"
@@ -229,4 +230,4 @@ check.exercise("9.2", answer_9_2)
 answer_9_3 = round(stats(10)["share to mini"], 3)
 
 # %%
-check.exercise("9.3", answer_9_3)
+check.exercise("9.3", answer_9_3, by_k=by_k)
