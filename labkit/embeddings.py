@@ -1,4 +1,4 @@
-"""Real sentence embeddings without torch: all-MiniLM-L6-v2 on onnxruntime, cached on disk.
+"""Real sentence embeddings without torch: all-MiniLM-L6-v2 on onnxruntime, cached outside the repository.
 
 Taught in ``01_rrf_hybrid_retrieval``.
 
@@ -12,22 +12,43 @@ normalisation, so a dot product is a cosine similarity. Inputs are cut at 256
 word pieces (the model's maximum), about 190 English words.
 
 Nothing is downloaded at run time.
+
+Caches. Chunk vectors are looked up, in order, in ``data/embeddings/`` (:func:`committed_dir`: the committed
+caches of the chapters' chunkings, read-only inputs that labkit never writes), then in the user cache
+(:func:`cache_dir`: ``embeddings/`` under :func:`labkit.cache.cache_dir`, i.e. ``LABKIT_CACHE`` or the platform's
+cache folder), where new vectors are written. When no cache folder is writable they are kept in memory for the
+session. A cache file that cannot be read as a float32 array of the right shape (truncated, overwritten, or a
+pickle) is ignored and its vectors are recomputed. To commit the vectors of a new chunking, copy its file from
+:func:`cache_dir` into ``data/embeddings/`` (the name is :func:`cache_name`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labkit import args, data_dir
+from labkit import cache as _cache
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
 
-__all__ = ["MiniLM", "MODEL_ID", "MODEL_SHA256", "cached_embeddings", "cache_dir", "cache_path", "count_tokens"]
+__all__ = [
+    "MiniLM",
+    "MODEL_ID",
+    "MODEL_SHA256",
+    "cached_embeddings",
+    "cache_dir",
+    "cache_name",
+    "cache_path",
+    "committed_dir",
+    "count_tokens",
+]
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -111,14 +132,18 @@ def default_model() -> MiniLM:
     return MiniLM()
 
 
-def cache_dir() -> Path:
-    path = data_dir() / "embeddings"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+def committed_dir() -> Path:
+    """The committed caches, ``data/embeddings/``: read, never written."""
+    return data_dir() / "embeddings"
 
 
-def cache_path(ids: Sequence[str], texts: Sequence[str]) -> Path:
-    """Where the vectors of these ``(id, text)`` pairs are cached (the file may not exist yet)."""
+def cache_dir() -> Path | None:
+    """Where new vectors are written: ``embeddings/`` in the user cache, or ``None`` (memory only)."""
+    return _cache.cache_dir("embeddings")
+
+
+def cache_name(ids: Sequence[str], texts: Sequence[str]) -> str:
+    """The cache file name of these ``(id, text)`` pairs: the model id and a hash of the model and every pair."""
     ids = args.strings("ids", ids, unique=True, example='["hr-leave#0", "hr-leave#1"]')
     texts = _check_texts(texts)
     if len(ids) != len(texts):
@@ -126,28 +151,77 @@ def cache_path(ids: Sequence[str], texts: Sequence[str]) -> Path:
     h = hashlib.sha256(f"{MODEL_ID}\0{MODEL_SHA256}".encode())
     for i, t in zip(ids, texts, strict=True):
         h.update(f"\0{i}\0{t}".encode())
-    return cache_dir() / f"{MODEL_ID}-{h.hexdigest()[:20]}.npy"
+    return f"{MODEL_ID}-{h.hexdigest()[:20]}.npy"
+
+
+def cache_path(ids: Sequence[str], texts: Sequence[str]) -> Path | None:
+    """Where new vectors of these pairs are written (the file may not exist yet); ``None``: kept in memory."""
+    name = cache_name(ids, texts)
+    folder = cache_dir()
+    return None if folder is None else folder / name
+
+
+_MEMORY: dict[str, np.ndarray] = {}
+"""Vectors that no cache folder could take, by cache name (this process only)."""
+
+
+def _load(path: Path, n: int) -> np.ndarray | None:
+    """The vectors in ``path``, or ``None`` when it is missing or not an ``(n, 384)`` float32 array."""
+    import numpy as np
+
+    if not path.is_file():
+        return None
+    try:
+        vectors = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError):  # truncated, not an .npy file, or a pickle we refuse to run
+        return None
+    if not isinstance(vectors, np.ndarray):  # an .npz archive
+        vectors.close()
+        return None
+    if vectors.dtype != np.float32 or vectors.shape != (n, DIM) or not np.isfinite(vectors).all():
+        return None
+    return vectors
+
+
+def _save(folder: Path, name: str, vectors: np.ndarray) -> bool:
+    """Write atomically (a reader never sees half a file); ``False`` when the folder cannot take it."""
+    import numpy as np
+
+    tmp = None
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".", suffix=".tmp.npy", delete=False) as f:
+            tmp = Path(f.name)
+            np.save(f, vectors, allow_pickle=False)
+        os.replace(tmp, folder / name)
+        return True
+    except OSError:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+        return False
 
 
 def cached_embeddings(ids: Sequence[str], texts: Sequence[str], model: MiniLM | None = None) -> np.ndarray:
-    """Embeddings of ``texts``, read from or written to ``data/embeddings/``.
+    """Embeddings of ``texts``: from a cache when one holds them, else computed and cached.
 
-    The cache key hashes the model id, the model's sha256 and every
-    ``(id, text)`` pair, so a different corpus or chunking never reuses stale
-    vectors, and a second run of the same configuration embeds nothing.
+    Looked up in memory, the committed ``data/embeddings/``, then the user cache (:func:`cache_dir`); new
+    vectors go to the user cache, or stay in memory when it is not writable. Nothing is ever written under
+    the data folder. The cache key hashes the model id, the model's sha256 and every ``(id, text)`` pair, so a
+    different corpus or chunking never reuses stale vectors, and a second run of the same configuration embeds
+    nothing. A damaged cache file is recomputed (and replaced, if it is in the user cache).
     """
-    import numpy as np
-
     texts = _check_texts(texts)
-    path = cache_path(ids, texts)
-    if path.is_file():
-        vectors = np.load(path)
-        if vectors.shape == (len(texts), DIM):
-            return vectors
+    name = cache_name(ids, texts)
+    if name in _MEMORY:
+        return _MEMORY[name]
+    folder = cache_dir()
+    for candidate in (committed_dir(), folder):
+        if candidate is not None:
+            vectors = _load(candidate / name, len(texts))
+            if vectors is not None:
+                return vectors
     vectors = (model or default_model()).encode(texts)
-    tmp = path.with_suffix(".tmp.npy")
-    np.save(tmp, vectors)
-    tmp.replace(path)
+    if folder is None or not _save(folder, name, vectors):
+        _MEMORY[name] = vectors
     return vectors
 
 

@@ -91,7 +91,7 @@ chunks = chunk_corpus(corpus, size=128, overlap=32)
 qrels = spans_to_qrels(queries, chunks)
 
 bm25 = BM25Retriever(chunks)  # bm25s, method="lucene", English stemming and stop words
-dense = DenseRetriever(chunks)  # all-MiniLM-L6-v2, int8 ONNX; vectors cached in data/embeddings/
+dense = DenseRetriever(chunks)  # all-MiniLM-L6-v2, int8 ONNX; vectors from the committed cache in data/embeddings/
 hybrid = HybridRetriever([bm25, dense], c=60)  # RRF over each retriever's top 100
 retrievers = {"bm25": bm25, "dense": dense, "hybrid": hybrid}
 print(f"{len(chunks)} chunks from {len(corpus)} documents; {len(queries)} labelled queries")

@@ -1,0 +1,174 @@
+"""Embedding caches live outside the repository: committed vectors are read-only inputs, new ones go to the user
+cache (or memory), and a damaged cache file is recomputed, never a numpy pickle error."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from labkit import data_dir, embeddings
+from labkit.chunking import chunk_corpus, chunk_document
+from labkit.data import load_corpus
+from labkit.retrieval import DenseRetriever
+
+
+class Counting:
+    """A stand-in model: deterministic unit vectors of the right width, and a count of the texts it embedded."""
+
+    def __init__(self):
+        self.embedded = 0
+
+    def encode(self, texts):
+        self.embedded += len(texts)
+        rng = np.random.default_rng(len(texts))
+        v = rng.normal(size=(len(texts), embeddings.DIM)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+@pytest.fixture(autouse=True)
+def fresh_memory(monkeypatch):
+    monkeypatch.setattr(embeddings, "_MEMORY", {})
+
+
+def _snapshot(folder: Path) -> set[tuple]:
+    """Every file and folder under ``folder`` with its size and modification time."""
+    out = set()
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            path = Path(root) / name
+            st = path.lstat()
+            out.add((str(path.relative_to(folder)), st.st_size, st.st_mtime_ns))
+    return out
+
+
+def _set_writable(folder: Path, writable: bool) -> None:
+    for root, dirs, files in os.walk(folder):
+        for name in files:
+            mode = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+            os.chmod(Path(root) / name, mode | (stat.S_IWUSR if writable else 0))
+        for name in [*dirs, "."]:
+            mode = stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH
+            os.chmod(Path(root) / name, mode | (stat.S_IWUSR if writable else 0))
+
+
+@pytest.fixture
+def read_only_data(tmp_path, monkeypatch):
+    """A copy of data/, made read-only, as LABKIT_DATA; LABKIT_CACHE in a fresh folder."""
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir(), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    _set_writable(copy, False)
+    monkeypatch.setenv("LABKIT_DATA", str(copy))
+    monkeypatch.setenv("LABKIT_CACHE", str(tmp_path / "cache"))
+    try:
+        yield copy
+    finally:
+        _set_writable(copy, True)
+
+
+def test_a_new_chunking_is_embedded_into_the_user_cache_with_data_read_only(read_only_data, tmp_path):
+    before = _snapshot(read_only_data)
+    doc = load_corpus()["hr-remote-work-2025"]
+    chunks = chunk_document(doc.id, doc.text, 40, 0)[:3]  # a chunking nobody committed
+    assert not (
+        embeddings.committed_dir() / embeddings.cache_name([c.id for c in chunks], [c.text for c in chunks])
+    ).exists()
+
+    dense = DenseRetriever(chunks)  # the real model, reading its tokenizer from the read-only copy
+    assert dense.vectors.shape == (3, embeddings.DIM)
+    assert dense.search("how many remote days a week", 1)[0][0] in {c.id for c in chunks}
+
+    written = sorted(p.name for p in (tmp_path / "cache" / "embeddings").glob("*.npy"))
+    assert written == [embeddings.cache_name(dense.ids, [c.text for c in chunks])]
+    assert embeddings.cache_path(dense.ids, [c.text for c in chunks]).is_file()
+    assert _snapshot(read_only_data) == before, "something was written under the data folder"
+
+
+def test_committed_vectors_are_read_not_recomputed(read_only_data, tmp_path):
+    chunks = chunk_corpus(load_corpus(), 128, 32)
+    model = Counting()
+    vectors = embeddings.cached_embeddings([c.id for c in chunks], [c.text for c in chunks], model)
+    assert model.embedded == 0 and vectors.shape == (len(chunks), embeddings.DIM)
+    assert not list((tmp_path / "cache").rglob("*.npy"))  # nothing copied into the user cache either
+
+
+def test_without_a_writable_cache_vectors_stay_in_memory(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would go")
+    monkeypatch.setenv("LABKIT_CACHE", str(blocker / "cache"))
+    assert embeddings.cache_dir() is None and embeddings.cache_path(["a#0"], ["some text"]) is None
+    model = Counting()
+    first = embeddings.cached_embeddings(["a#0", "a#1"], ["first text", "second text"], model)
+    second = embeddings.cached_embeddings(["a#0", "a#1"], ["first text", "second text"], model)
+    assert model.embedded == 2 and np.array_equal(first, second)
+    assert [p.name for p in tmp_path.iterdir()] == ["not-a-folder"]
+
+
+def _damage(kind: str, path: Path) -> None:
+    good = Counting().encode(["first text", "second text"])
+    if kind == "truncated":
+        np.save(path, good)
+        path.write_bytes(path.read_bytes()[:200])
+    elif kind == "wrong shape":
+        np.save(path, good[:, :10])
+    elif kind == "wrong dtype":
+        np.save(path, good.astype(np.float64))
+    elif kind == "pickle":
+        np.save(path, np.array([{"not": "vectors"}], dtype=object), allow_pickle=True)
+    elif kind == "not numpy":
+        path.write_bytes(b"\x80\x04this is not an npy file")
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "nan":
+        np.save(path, np.full_like(good, np.nan))
+
+
+DAMAGE = ["truncated", "wrong shape", "wrong dtype", "pickle", "not numpy", "empty", "nan"]
+
+
+@pytest.mark.parametrize("kind", DAMAGE)
+def test_a_damaged_user_cache_file_is_recomputed_and_replaced(kind, tmp_path, monkeypatch):
+    monkeypatch.setenv("LABKIT_CACHE", str(tmp_path))
+    ids, texts = ["a#0", "a#1"], ["first text", "second text"]
+    path = embeddings.cache_path(ids, texts)
+    _damage(kind, path)
+    model = Counting()
+    vectors = embeddings.cached_embeddings(ids, texts, model)
+    assert model.embedded == 2 and vectors.shape == (2, embeddings.DIM)
+    assert np.array_equal(np.load(path, allow_pickle=False), vectors)  # the damaged file was replaced
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temporary file left behind
+    embeddings.cached_embeddings(ids, texts, model)
+    assert model.embedded == 2
+
+
+@pytest.mark.parametrize("kind", ["truncated", "pickle"])
+def test_a_damaged_committed_file_is_recomputed_and_left_alone(kind, tmp_path, monkeypatch):
+    data = tmp_path / "data"
+    (data / "embeddings").mkdir(parents=True)
+    monkeypatch.setenv("LABKIT_DATA", str(data))
+    monkeypatch.setenv("LABKIT_CACHE", str(tmp_path / "cache"))
+    ids, texts = ["a#0", "a#1"], ["first text", "second text"]
+    committed = embeddings.committed_dir() / embeddings.cache_name(ids, texts)
+    _damage(kind, committed)
+    damaged = committed.read_bytes()
+    model = Counting()
+    vectors = embeddings.cached_embeddings(ids, texts, model)
+    assert model.embedded == 2 and vectors.shape == (2, embeddings.DIM)
+    assert committed.read_bytes() == damaged
+    assert np.array_equal(np.load(embeddings.cache_path(ids, texts), allow_pickle=False), vectors)
+
+
+def test_committed_caches_are_exactly_the_grid_chunkings():
+    """Every chunking the notebooks embed is committed (CI never embeds), and no stale file is."""
+    corpus = load_corpus()
+    expected = set()
+    for size in (64, 128, 256):
+        for frac in (0, 0.25, 0.5):
+            chunks = chunk_corpus(corpus, size, int(size * frac))
+            expected.add(embeddings.cache_name([c.id for c in chunks], [c.text for c in chunks]))
+    present = {p.name for p in embeddings.committed_dir().glob("*.npy")}
+    assert present == expected, f"stale: {sorted(present - expected)}; missing: {sorted(expected - present)}"
