@@ -9,6 +9,7 @@ so the same sources always give the same file.
 Usage (from the repository root)::
 
     python data/build_queries.py                 # rebuild data/queries.jsonl
+    python data/build_queries.py --out FILE      # write somewhere else (a test rebuilds into a tmp folder)
     python data/build_queries.py --check FILE... # validate sources only
 
 Standard library only, so it runs before anything is installed.
@@ -147,6 +148,7 @@ def assign_splits(rows: list[dict]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", nargs="+", type=Path, help="validate these source files only")
+    parser.add_argument("--out", type=Path, default=OUT, help="where to write (default: data/queries.jsonl)")
     args = parser.parse_args(argv)
     docs = load_handbook()
     try:
@@ -160,10 +162,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     assign_splits(rows)
     order = ("qid", "question", "answer", "slice", "kind", "split", "gold", "distractors", "history", "rewritten")
-    with open(OUT, "w", encoding="utf-8", newline="\n") as f:
+    with open(args.out, "w", encoding="utf-8", newline="\n") as f:
         for r in sorted(rows, key=lambda r: r["qid"]):
             f.write(json.dumps({k: r[k] for k in order if k in r}, ensure_ascii=False) + "\n")
-    print(f"wrote {len(rows)} queries to {OUT.relative_to(DATA.parent)}")
+    where = args.out.resolve()
+    shown = where.relative_to(DATA.parent) if where.is_relative_to(DATA.parent) else where
+    print(f"wrote {len(rows)} queries to {shown}")
     return 0
 
 

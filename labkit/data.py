@@ -434,6 +434,20 @@ def write_run(run: Mapping[str, Any], path: str | Path, tag: str = "labkit") -> 
     Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def load_reference(name: str):
+    """A published table from ``data/reference/<name>.csv`` as a DataFrame (see data/README.md for citations)."""
+    import pandas as pd
+
+    args.text("name", name)
+    if "/" in name or "\\" in name or name.startswith("."):
+        raise ValueError(f"name must be a table name such as 'lost_in_the_middle_liu2024', not a path: {name!r}")
+    path = data_dir() / "reference" / f"{name}.csv"
+    if not path.is_file():
+        known = sorted(p.stem for p in (data_dir() / "reference").glob("*.csv"))
+        raise FileNotFoundError(f"no reference table {name!r}; available: {known}")
+    return pd.read_csv(path)
+
+
 # ---------------------------------------------------------------- command line
 
 
@@ -485,17 +499,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-
-
-def load_reference(name: str):
-    """A published table from ``data/reference/<name>.csv`` as a DataFrame (see data/README.md for citations)."""
-    import pandas as pd
-
-    args.text("name", name)
-    if "/" in name or "\\" in name or name.startswith("."):
-        raise ValueError(f"name must be a table name such as 'lost_in_the_middle_liu2024', not a path: {name!r}")
-    path = data_dir() / "reference" / f"{name}.csv"
-    if not path.is_file():
-        known = sorted(p.stem for p in (data_dir() / "reference").glob("*.csv"))
-        raise FileNotFoundError(f"no reference table {name!r}; available: {known}")
-    return pd.read_csv(path)

@@ -151,6 +151,14 @@ def test_modules_stay_short():
     assert not too_long, f"split these modules by idea: {too_long}"
 
 
+def test_nothing_is_defined_after_a_main_guard():
+    # a function defined below `if __name__ == "__main__":` does not exist yet when the command line runs
+    for module, path in MODULES.items():
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        guards = [i for i, node in enumerate(body) if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)]
+        assert all(i == len(body) - 1 for i in guards), f"labkit.{module}: code after its __main__ guard"
+
+
 # ---------------------------------------------------------------- the source's toys are typed once, in labkit.toys
 
 PENDING_TOY_COPIES = {  # files that still re-type a toy, owned by other changes of issue 9; remove as they convert
