@@ -236,6 +236,29 @@ def test_notebooks_match_their_sources_and_navigation():
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+def _build_notebooks_tool():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_notebooks", ROOT / "tools" / "build_notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_readme_chapter_table_is_generated_and_checked(tmp_path, monkeypatch):
+    tool = _build_notebooks_tool()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert tool.readme_table() in readme  # what --check compares; the notebook test above runs it
+    assert "| 02 | synthetic_hard_questions | generate → make hard → filter | coming |" in tool.readme_table()
+    stale = tmp_path / "README.md"
+    stale.write_text(readme.replace("| 03 |", "| 3 |"), encoding="utf-8")
+    monkeypatch.setattr(tool, "README", stale)
+    assert any(p.startswith("README.md: the chapter table is stale") for p in tool.check())
+    assert tool.write_readme() and stale.read_text(encoding="utf-8") == readme
+    with pytest.raises(ValueError, match="marker lines"):
+        tool.readme_with_table("# a README without markers")
+
+
 MACHINE_PATH = re.compile(r"(?<![\w:/.~-])/(?:[\w.-]+/){2,}")
 
 

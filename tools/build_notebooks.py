@@ -6,11 +6,13 @@ cell whose lines start with ``# ``; ``# %% tags=["solution"]`` tags a cell).
 This script turns each into ``notebooks/NN_name.ipynb``, adds the generated
 navigation cells (previous · contents · next) at the top and bottom and the
 chapter list of ``00_welcome``, then executes the notebook top to bottom
-and stores the outputs.
+and stores the outputs. From the same chapter list it writes the chapter table
+of ``README.md`` (between the two ``chapters`` marker comments).
 
-    python tools/build_notebooks.py            # build + execute every chapter
-    python tools/build_notebooks.py 03         # only chapters whose name starts with 03
-    python tools/build_notebooks.py --check    # fail if a notebook's cells are stale
+    python tools/build_notebooks.py            # build + execute every chapter, write the README table
+    python tools/build_notebooks.py 03         # only chapters whose name starts with 03 (and the README table)
+    python tools/build_notebooks.py --readme   # only the README table
+    python tools/build_notebooks.py --check    # fail if a notebook's cells or the README table are stale
 
 ``--check`` compares cell sources and tags only (not outputs), so it is
 cheap; a test runs it.
@@ -23,28 +25,67 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebooks" / "src"
 OUT = ROOT / "notebooks"
+README = ROOT / "README.md"
 
-# (file stem, title, one-line summary). A chapter without a source file is "coming".
+
+class Chapter(NamedTuple):
+    stem: str
+    title: str
+    summary: str
+    """One line, for the navigation and 00's chapter list."""
+    does: str
+    """What the reader does in it, for the README's table."""
+    status: str
+    """For the README's table: ready, in progress, coming, with what is still missing."""
+
+
+# A chapter without a source file has no notebook yet: its name is not a link.
 CHAPTERS = [
-    ("00_welcome", "Welcome", "the two-stage pipeline, the handbook corpus, sliders and self-checks"),
-    ("01_rrf_hybrid_retrieval", "RRF and hybrid retrieval", "BM25 vs dense vs Reciprocal Rank Fusion"),
-    ("02_synthetic_hard_questions", "Synthetic and hard questions", "generate, make hard, filter"),
-    ("03_metrics_by_hand", "Metrics by hand", "P@k, R@k, RR, DCG, nDCG, thresholds, which metric when"),
-    ("04_mrr_hit_rate_lost_in_the_middle", "MRR, hit rate, lost in the middle", "position matters"),
-    ("05_chunk_grid", "The chunk grid", "size x overlap, split rate, re-indexing with remapped gold"),
-    ("06_faithfulness", "Faithfulness", "claims, a per-claim judge, calibration, context swapping"),
-    ("07_triage", "Triage", "retrieval failure or generation failure: the 2x2"),
-    ("08_case_study", "Case study", "the internal-docs bot end to end: easy vs hard vs real"),
-    ("09_router_eval", "Router evaluation", "a model router evaluated as a retriever"),
-]
+    Chapter("00_welcome", "Welcome", "the two-stage pipeline, the handbook corpus, sliders and self-checks",
+            "the two-stage pipeline, the handbook corpus, sliders and self-checks", "ready"),
+    Chapter("01_rrf_hybrid_retrieval", "RRF and hybrid retrieval", "BM25 vs dense vs Reciprocal Rank Fusion",
+            "BM25 (`bm25s`) vs MiniLM embeddings vs Reciprocal Rank Fusion on the handbook, per slice; sliders for "
+            "*c* and weights, a question box", "ready"),
+    Chapter("02_synthetic_hard_questions", "Synthetic and hard questions", "generate, make hard, filter",
+            "generate → make hard → filter", "coming"),
+    Chapter("03_metrics_by_hand", "Metrics by hand", "P@k, R@k, RR, DCG, nDCG, thresholds, which metric when",
+            "P@k, R@k, RR, DCG, nDCG (two IDCG conventions), thresholds, the X/Y trap, which metric when; a "
+            "playground", "ready"),
+    Chapter("04_mrr_hit_rate_lost_in_the_middle", "MRR, hit rate, lost in the middle", "position matters",
+            "MRR@k and hit rate@k per slice, retriever and question kind; Liu et al.'s published U-curve; a "
+            "position harness on the handbook checked with position-blind and truncating control readers; a k "
+            "slider", "ready (no LLM reader yet)"),
+    Chapter("05_chunk_grid", "The chunk grid", "size x overlap, split rate, re-indexing with remapped gold",
+            "split rate (the seed's table), a 3×3 size × overlap grid re-indexing the handbook with gold remapped "
+            "from character offsets, evidence recall at an equal reading budget, dev choice confirmed on test; "
+            "sliders for size, overlap, k", "ready"),
+    Chapter("06_faithfulness", "Faithfulness", "claims, a per-claim judge, calibration, context swapping",
+            "claims, a per-claim judge, calibration, context swapping", "in progress"),
+    Chapter("07_triage", "Triage", "retrieval failure or generation failure: the 2x2",
+            "the 2×2 (OK / GEN_FAIL / LUCKY / RET_FAIL) on the seed's traces and on traces of a real extractive "
+            "pipeline over the handbook; the cells move with k; drill-down; a k slider and cell picker",
+            "ready (extractive generator, no LLM yet)"),
+    Chapter("08_case_study", "Case study", "the internal-docs bot end to end: easy vs hard vs real",
+            "the internal-docs bot end to end: the 7.12 workflow on the handbook, retrieval per slice at the "
+            "reader's k, every pitfall of 7.11 measured (synthetic-vs-real gap, wrong k, hit rate vs all the "
+            "evidence for multi-hop questions, follow-ups without query rewriting, chunking), answers scored and "
+            "triaged separately, the checklist filled in", "ready (extractive reader, no LLM yet; no widget)"),
+    Chapter("09_router_eval", "Router evaluation", "a model router evaluated as a retriever",
+            "a router as a retriever over models (the seed's MRR / Hit@1 / nDCG@3 / cascade-regret table), the "
+            "context-window filter measured with real token counts vs chars/4 on the handbook's prompts, k ↔ "
+            "routing cost; a k slider", "ready"),
+]  # fmt: skip
 NAV_TAG = "nav"
 CHAPTER_LIST_TAG = "chapter-list"
+README_START = "<!-- chapters: generated by tools/build_notebooks.py from its CHAPTERS list; edit them there -->"
+README_END = "<!-- /chapters -->"
 
 
 def exists(stem: str) -> bool:
@@ -89,25 +130,52 @@ def parse_source(path: Path) -> list[nbformat.NotebookNode]:
 
 
 def nav_text(stem: str) -> str:
-    stems = [s for s, _, _ in CHAPTERS]
+    stems = [c.stem for c in CHAPTERS]
     i = stems.index(stem)
     parts = []
     if i > 0:
-        prev, title, _ = CHAPTERS[i - 1]
+        prev, title = CHAPTERS[i - 1].stem, CHAPTERS[i - 1].title
         parts.append(f"[← {prev[:2]} · {title}]({prev}.ipynb)" if exists(prev) else f"← {prev[:2]} · {title} (coming)")
     parts.append("[contents](00_welcome.ipynb#Chapters)" if stem != "00_welcome" else "contents")
     if i + 1 < len(CHAPTERS):
-        nxt, title, _ = CHAPTERS[i + 1]
+        nxt, title = CHAPTERS[i + 1].stem, CHAPTERS[i + 1].title
         parts.append(f"[{nxt[:2]} · {title} →]({nxt}.ipynb)" if exists(nxt) else f"{nxt[:2]} · {title} → (coming)")
     return " · ".join(parts)
 
 
 def chapter_list_text() -> str:
     rows = ["| # | chapter | what you do |", "|---|---|---|"]
-    for stem, title, summary in CHAPTERS:
-        link = f"[{title}]({stem}.ipynb)" if exists(stem) else f"{title} *(coming)*"
-        rows.append(f"| {stem[:2]} | {link} | {summary} |")
+    for c in CHAPTERS:
+        link = f"[{c.title}]({c.stem}.ipynb)" if exists(c.stem) else f"{c.title} *(coming)*"
+        rows.append(f"| {c.stem[:2]} | {link} | {c.summary} |")
     return "\n".join(rows)
+
+
+def readme_table() -> str:
+    """The README's chapter table: number, notebook (a link once it has a source), what you do, status."""
+    rows = ["| # | notebook | what you do | status |", "|---|---|---|---|"]
+    for c in CHAPTERS:
+        name = c.stem[3:]
+        link = f"[{name}](notebooks/{c.stem}.ipynb)" if exists(c.stem) else name
+        rows.append(f"| {c.stem[:2]} | {link} | {c.does} | {c.status} |")
+    return "\n".join(rows)
+
+
+def readme_with_table(text: str) -> str:
+    """``text`` (the README) with the chapter table between its marker comments replaced by :func:`readme_table`."""
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        raise ValueError(f"README.md needs the marker lines {README_START!r} and {README_END!r}, in that order")
+    return text[: start + len(README_START)] + "\n\n" + readme_table() + "\n\n" + text[end:]
+
+
+def write_readme() -> bool:
+    """Write the README's chapter table; ``True`` if it changed."""
+    text = README.read_text(encoding="utf-8")
+    new = readme_with_table(text)
+    if new != text:
+        README.write_text(new, encoding="utf-8")
+    return new != text
 
 
 def build_cells(stem: str) -> list[nbformat.NotebookNode]:
@@ -151,7 +219,9 @@ def signature(nb: nbformat.NotebookNode) -> list[tuple[str, str, tuple[str, ...]
 
 def check() -> list[str]:
     problems = []
-    for stem, _, _ in CHAPTERS:
+    if readme_with_table(README.read_text(encoding="utf-8")) != README.read_text(encoding="utf-8"):
+        problems.append("README.md: the chapter table is stale; run `python tools/build_notebooks.py --readme`")
+    for stem in (c.stem for c in CHAPTERS):
         path = OUT / f"{stem}.ipynb"
         if not exists(stem):
             if path.exists():
@@ -173,12 +243,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("only", nargs="*", help="chapter prefixes such as 03")
     parser.add_argument("--check", action="store_true", help="only check that notebooks are up to date")
     parser.add_argument("--no-execute", action="store_true", help="write cells without running them")
+    parser.add_argument("--readme", action="store_true", help="only write the README's chapter table")
     args = parser.parse_args(argv)
     if args.check:
         problems = check()
-        print("\n".join(problems) or "notebooks are up to date")
+        print("\n".join(problems) or "notebooks and the README's chapter table are up to date")
         return 1 if problems else 0
-    for stem, _, _ in CHAPTERS:
+    if write_readme():
+        print("wrote the chapter table of README.md")
+    if args.readme:
+        return 0
+    for stem in (c.stem for c in CHAPTERS):
         if not exists(stem) or (args.only and not any(stem.startswith(p) for p in args.only)):
             continue
         nb = new_notebook(stem)
