@@ -143,10 +143,12 @@ def plan_06_judge_05() -> Iterator[Request]:
 
 
 def plan_06_relevance() -> Iterator[Request]:
-    """The model relevance judge, for every recorded answer (1.5B)."""
+    """The model relevance judge, for the dev split's recorded answers (1.5B)."""
     from labkit.faithfulness_data import answered
 
     for row in answered():
+        if row["split"] != "dev":
+            continue
         yield Request(
             llm.DEFAULT_MODEL, fa.relevance_prompt(row["question"], row["answer"]), fa.RELEVANCE_SCHEMA, 20, 8
         )
