@@ -31,8 +31,11 @@ lint: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not browser and not llm" tests --durations=8
 
+# Each notebook runs once, followed in the same kernel by its exercises as the student copy has them
+# (tools/make_student.py --nbval): its stored outputs and the student checks' "not answered yet" are compared.
 nbval: $(STAMP)
-	$(BIN)/python -m pytest -q --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
+	$(BIN)/python tools/make_student.py --nbval --out build/nbval
+	$(BIN)/python -m pytest -q --nbval build/nbval --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
 
 browser: $(STAMP)
 	$(BIN)/python -m pytest -q -m browser tests --durations=12
