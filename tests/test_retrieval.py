@@ -62,6 +62,7 @@ def test_dense_embeddings_are_unit_length_and_semantic():
 
 def test_embedding_cache_means_a_second_run_embeds_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr(embeddings, "cache_dir", lambda: tmp_path)
+    monkeypatch.setattr(embeddings, "committed_dir", lambda: tmp_path / "none")
 
     class Counting:
         calls = 0
@@ -124,5 +125,5 @@ def test_committed_embedding_caches_are_exactly_the_grid_chunkings():
         for frac in (0, 0.25, 0.5):
             chunks = chunk_corpus(corpus, size, int(size * frac))
             expected.add(embeddings.cache_path([c.id for c in chunks], [c.text for c in chunks]).name)
-    present = {p.name for p in embeddings.cache_dir().glob("*.npy")}
+    present = {p.name for p in embeddings.committed_dir().glob("*.npy")}
     assert present == expected, f"stale: {sorted(present - expected)}; missing: {sorted(expected - present)}"
