@@ -17,6 +17,7 @@ __all__ = ["context_text", "answered", "swap_sample", "labelled_claims", "LABELS
 
 LABELS_FILE = "faithfulness/labels.jsonl"
 N_SWAP = 50
+N_EXTRA = 30  # dev answers that also get atomic claims and the model relevance judge (recording budget)
 
 
 def context_text(passages: list[str]) -> str:
@@ -103,7 +104,8 @@ def reference_numbers(reference: str) -> list[str]:
 
 
 def swap_results(model: str | None = None) -> Iterator[dict]:
-    """The context-swapping experiment: every swap question under the four (prompt, context) conditions.
+    """The context-swapping experiment: every swap question under the (prompt, context) conditions; the
+    control (strict prompt, true passages) for the dev half.
 
     ``declines``: the answer says it does not know. ``states_gold_number``: the answer contains every number
     of the reference answer (None when the reference answer has no number).
@@ -116,6 +118,8 @@ def swap_results(model: str | None = None) -> Iterator[dict]:
     for q, partner in swap_sample():
         numbers = reference_numbers(q.answer)
         for name, prompt, swapped in CONDITIONS:
+            if name == "strict, true context" and q.split != "dev":
+                continue  # the control was recorded for the dev half only (recording budget)
             passages = [h.texts[c] for c in ctx[partner if swapped else q.qid]]
             answer = replay(rd.reader_prompt(q.search_text, passages, prompt), max_tokens=rd.MAX_TOKENS).strip()
             found = set(_NUMBER.findall(answer))

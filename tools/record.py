@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from labkit import faithfulness as fa  # noqa: E402
+from labkit import faithfulness_data as fdx  # noqa: E402
 from labkit import handbook as hb  # noqa: E402
 from labkit import llm  # noqa: E402
 from labkit import reader as rd  # noqa: E402
@@ -93,11 +94,13 @@ def plan_06_swap() -> Iterator[Request]:
 
 
 def plan_06_strict() -> Iterator[Request]:
-    """The control: the strict prompt with the true passages (does it still answer?)."""
+    """The control: the strict prompt with the true passages (does it still answer?), dev questions."""
     from labkit.faithfulness_data import swap_sample
 
     h, sample, ctx = _contexts()
     for q, _ in swap_sample():
+        if q.split != "dev":
+            continue
         true_p = [h.texts[c] for c in ctx[q.qid]]
         yield Request(llm.DEFAULT_MODEL, rd.reader_prompt(q.search_text, true_p, "strict"), None, rd.MAX_TOKENS, 60)
 
@@ -146,9 +149,7 @@ def plan_06_relevance() -> Iterator[Request]:
     """The model relevance judge, for the dev split's recorded answers (1.5B)."""
     from labkit.faithfulness_data import answered
 
-    for row in answered():
-        if row["split"] != "dev":
-            continue
+    for row in [r for r in answered() if r["split"] == "dev"][: fdx.N_EXTRA]:
         yield Request(
             llm.DEFAULT_MODEL, fa.relevance_prompt(row["question"], row["answer"]), fa.RELEVANCE_SCHEMA, 20, 8
         )
@@ -158,10 +159,9 @@ def plan_06_atomic() -> Iterator[Request]:
     """Atomic claims of the dev split's recorded answers (1.5B)."""
     from labkit.faithfulness_data import answered
 
-    for row in answered():
-        if row["split"] == "dev":
-            prompt = fa.ATOMIC_PROMPT.format(answer=row["answer"].strip())
-            yield Request(llm.DEFAULT_MODEL, prompt, fa.ATOMIC_SCHEMA, fa.ATOMIC_MAX_TOKENS, 60)
+    for row in [r for r in answered() if r["split"] == "dev"][: fdx.N_EXTRA]:
+        prompt = fa.ATOMIC_PROMPT.format(answer=row["answer"].strip())
+        yield Request(llm.DEFAULT_MODEL, prompt, fa.ATOMIC_SCHEMA, fa.ATOMIC_MAX_TOKENS, 60)
 
 
 # ----------------------------------------------------------------------------- chapter 02
