@@ -117,19 +117,19 @@ def plan_06_toy() -> Iterator[Request]:
 
 
 def _claims_to_judge() -> Iterator[tuple[str, str]]:
-    """(context, claim) for every claim of every recorded answer, then every hand-labelled claim; by context."""
+    """(context, claim) for every claim of every recorded answer and every hand-labelled claim, grouped by
+    context so that consecutive requests share the judge's rules and context (llama.cpp reuses that prefix)."""
     from labkit.faithfulness_data import answered, labelled_claims
 
-    seen = set()
+    by_context: dict[str, list[str]] = {}
     for row in answered():
         for claim in fa.split_claims(row["answer"]):
-            if (row["context"], claim) not in seen:
-                seen.add((row["context"], claim))
-                yield row["context"], claim
+            by_context.setdefault(row["context"], []).append(claim)
     for row in labelled_claims():
-        if (row["context"], row["claim"]) not in seen:
-            seen.add((row["context"], row["claim"]))
-            yield row["context"], row["claim"]
+        by_context.setdefault(row["context"], []).append(row["claim"])
+    for context, claims in by_context.items():
+        for claim in dict.fromkeys(claims):
+            yield context, claim
 
 
 def _plan_judge(model: str) -> Iterator[Request]:
