@@ -49,7 +49,8 @@ class Chapter(NamedTuple):
 # A chapter without a source file has no notebook yet: its name is not a link.
 CHAPTERS = [
     Chapter("00_welcome", "Welcome", "the two-stage pipeline, the handbook corpus, sliders and self-checks",
-            "the two-stage pipeline, the handbook corpus, sliders and self-checks", "ready"),
+            "the two-stage pipeline, the handbook corpus, sliders and self-checks, the language-model switch with "
+            "a recorded answer of the local model", "ready"),
     Chapter("01_rrf_hybrid_retrieval", "RRF and hybrid retrieval", "BM25 vs dense vs Reciprocal Rank Fusion",
             "BM25 (`bm25s`) vs MiniLM embeddings vs Reciprocal Rank Fusion on the handbook, per slice; sliders for "
             "*c* and weights, a question box", "ready"),
@@ -67,7 +68,11 @@ CHAPTERS = [
             "from character offsets, evidence recall at an equal reading budget, dev choice confirmed on test; "
             "sliders for size, overlap, k", "ready"),
     Chapter("06_faithfulness", "Faithfulness", "claims, a per-claim judge, calibration, context swapping",
-            "claims, a per-claim judge, calibration, context swapping", "in progress"),
+            "the source's leave example; a local 1.5B reader's answers to 120 handbook questions, split into claims; "
+            "five judges (1.5B, 1.5B + quote guard, 0.5B, lexical, always-supported) against hand labels: TPR/TNR "
+            "with intervals, chosen on dev, reported on test; the Rogan–Gladen correction checked against the "
+            "labelled truth; relevance in code and by a model; context swapping, lenient vs strict prompt; a "
+            "question × judge explorer", "in progress: written (`notebooks/drafts/`), model responses being recorded"),
     Chapter("07_triage", "Triage", "retrieval failure or generation failure: the 2x2",
             "the 2×2 (OK / GEN_FAIL / LUCKY / RET_FAIL) on the seed's traces and on traces of a real extractive "
             "pipeline over the handbook; the cells move with k; drill-down; a k slider and cell picker",
@@ -213,6 +218,28 @@ def execute(nb: nbformat.NotebookNode) -> None:
         cell.metadata.pop("execution", None)
 
 
+def renavigate(stem: str) -> bool:
+    """Rewrite only the navigation cells and 00's chapter list of a built notebook, keeping every output.
+
+    Cheap: nothing is executed. Refuses (returns False) when any other cell differs from the source, because
+    then the notebook must be rebuilt and executed.
+    """
+    path = OUT / f"{stem}.ipynb"
+    stored = nbformat.read(path, as_version=4)
+    fresh = build_cells(stem)
+    generated = (NAV_TAG, CHAPTER_LIST_TAG)
+    if len(stored.cells) != len(fresh):
+        return False
+    for old, new in zip(stored.cells, fresh, strict=True):
+        tags = new.metadata.get("tags", [])
+        if any(t in tags for t in generated):
+            old.source = new.source
+        elif (old.cell_type, old.source, old.metadata.get("tags", [])) != (new.cell_type, new.source, tags):
+            return False
+    nbformat.write(stored, path)
+    return True
+
+
 def signature(nb: nbformat.NotebookNode) -> list[tuple[str, str, tuple[str, ...]]]:
     return [(c.cell_type, c.source, tuple(c.metadata.get("tags", []))) for c in nb.cells]
 
@@ -244,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only check that notebooks are up to date")
     parser.add_argument("--no-execute", action="store_true", help="write cells without running them")
     parser.add_argument("--readme", action="store_true", help="only write the README's chapter table")
+    parser.add_argument("--nav-only", action="store_true", help="only rewrite navigation cells, keep outputs")
     args = parser.parse_args(argv)
     if args.check:
         problems = check()
@@ -252,6 +280,12 @@ def main(argv: list[str] | None = None) -> int:
     if write_readme():
         print("wrote the chapter table of README.md")
     if args.readme:
+        return 0
+    if args.nav_only:
+        for stem in (c.stem for c in CHAPTERS):
+            if exists(stem) and (OUT / f"{stem}.ipynb").exists():
+                done = renavigate(stem)
+                print(f"{'renavigated' if done else 'NOT renavigated (cells differ: rebuild it)'} {stem}")
         return 0
     for stem in (c.stem for c in CHAPTERS):
         if not exists(stem) or (args.only and not any(stem.startswith(p) for p in args.only)):
