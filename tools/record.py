@@ -9,8 +9,9 @@ whose inputs are earlier responses (the judges need the answers) lists only what
 appends one line per response at once: stop at any moment and run again to resume. Nothing is recorded in
 replay, and the same prompt is never recorded twice.
 
-Estimated seconds use the measured speeds of FIELD-NOTES (1.5B: ~95 prompt and ~27 generated tokens/s;
-0.5B: ~170 / ~40 on 2 cores) with ~4 characters a token and the plan's typical answer length.
+Estimated seconds use the speeds fitted to the model's own recordings (their tokens and seconds), or, before
+there are 20 of them, FIELD-NOTES' figures (1.5B: ~95 prompt and ~27 generated tokens/s; 0.5B: ~170 / ~40 on
+2 cores), with ~4 characters a token and the plan's typical answer length.
 """
 
 from __future__ import annotations
@@ -47,8 +48,29 @@ class Request:
         return llm.prompt_key(self.model, self.prompt, schema=self.schema, max_tokens=self.max_tokens)
 
     def seconds(self) -> float:
-        p, g = SPEED[self.model]
+        p, g = _speed(self.model)
         return len(self.prompt) / 4 / p + self.expect_tokens / g
+
+
+_FITTED: dict[str, tuple[float, float]] = {}
+
+
+def _speed(model: str) -> tuple[float, float]:
+    """(prompt, generated) tokens per second: fitted to this model's recordings when there are enough
+    (seconds ≈ prompt_tokens / p + completion_tokens / g, least squares), else FIELD-NOTES' figures."""
+    if model not in _FITTED:
+        import numpy as np
+
+        rows = [r.get("provenance") or {} for r in _replay(model).rows.values()]
+        rows = [r for r in rows if r.get("seconds") and r.get("prompt_tokens") and r.get("completion_tokens")]
+        _FITTED[model] = SPEED[model]
+        if len(rows) >= 20:
+            x = np.array([[r["prompt_tokens"], r["completion_tokens"]] for r in rows], dtype=float)
+            y = np.array([r["seconds"] for r in rows], dtype=float)
+            (a, b), *_ = np.linalg.lstsq(x, y, rcond=None)
+            if a > 0 and b > 0:
+                _FITTED[model] = (1 / a, 1 / b)
+    return _FITTED[model]
 
 
 def _replay(model: str) -> llm.Replay:
@@ -231,6 +253,9 @@ def estimate(names: list[str]) -> None:
             total += minutes
             print(f"{name:16} {model:36} {len(rs):8d} {len(rs) - len(todo):9d} {len(todo):6d} {minutes:9.1f}")
     print(f"{'total':16} {'':36} {'':8} {'':9} {'':6} {total:9.1f}")
+    for model in SPEED:
+        p, g = _speed(model)
+        print(f"speeds used for {model}: {p:.0f} prompt / {g:.0f} generated tokens per second")
 
 
 def record(name: str, limit: int | None) -> None:
