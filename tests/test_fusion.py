@@ -7,9 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labkit.fusion import combsum, fuse_runs, rrf
-
-BM25 = ["D7", "D2", "D9", "D4", "D1"]
-DENSE = ["D4", "D3", "D7", "D8", "D2"]
+from labkit.toys import RRF_BM25 as BM25
+from labkit.toys import RRF_DENSE as DENSE
 
 
 def test_source_chapter_printout():

@@ -165,12 +165,7 @@ PENDING_TOY_COPIES = {  # files that still re-type a toy, owned by other changes
     "labkit/widgets.py": "MetricsPlayground's default grades",
     "tests/browser/labdriver.py": "the chapter 03 and 09 driver's expected inputs",
     "tests/browser/test_lab_widgets.py": "the playground's grades",
-    "tests/test_chunking.py": "SEED_GOLD",
-    "tests/test_fusion.py": "BM25, DENSE",
-    "tests/test_metrics.py": "RELS and the X/Y trap",
-    "tests/test_metrics_bad_input.py": "RELS",
-    "tests/test_router.py": "COST, PASS, ROUTER",
-    "tests/test_triage.py": "the four traces",
+    "tests/test_metrics.py": "the X/Y trap and the running example inside tests",
 }
 
 

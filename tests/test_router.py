@@ -3,20 +3,9 @@
 import pytest
 
 from labkit import router
-
-COST = {"nano": 0.1, "mini": 0.4, "mid": 1.5, "large": 5.0, "xl": 15.0}
-PASS = {
-    "r1 summarise email": {"nano", "mini", "mid", "large", "xl"},
-    "r2 SQL 3-table join": {"mid", "large", "xl"},
-    "r3 RAG 80k-token context": {"large", "xl"},
-    "r4 intent classification": {"mini", "mid", "large", "xl"},
-}
-ROUTER = {
-    "r1 summarise email": ["mini", "nano", "mid", "large", "xl"],
-    "r2 SQL 3-table join": ["mini", "mid", "large", "xl", "nano"],
-    "r3 RAG 80k-token context": ["xl", "large", "mid", "mini", "nano"],
-    "r4 intent classification": ["mini", "mid", "nano", "large", "xl"],
-}
+from labkit.toys import ROUTER_COST as COST
+from labkit.toys import ROUTER_PASS as PASS
+from labkit.toys import ROUTER_RANKING as ROUTER
 
 PRINTOUT = """\
 r1 summarise email         grades=[2, 3, 2, 2, 2] RR=1.00 NDCG@3=0.93 regret=$+0.3

@@ -3,13 +3,7 @@
 import pytest
 
 from labkit import triage
-
-ROWS = [
-    {"gold": ["hr-07#2"], "retrieved": ["hr-07#2", "hr-07#5"], "answer_pass": False},
-    {"gold": ["adm-04#1"], "retrieved": ["it-09#3", "hr-02#1"], "answer_pass": False},
-    {"gold": ["it-03#1"], "retrieved": ["hr-12#3", "hr-12#4"], "answer_pass": True},
-    {"gold": ["fin-02#3"], "retrieved": ["fin-02#3", "fin-02#1"], "answer_pass": True},
-]
+from labkit.toys import TRIAGE_TRACES as ROWS
 
 
 def test_source_chapter_toy():
