@@ -3,6 +3,7 @@
     python tools/record.py --plan                 # every plan: prompts, already recorded, estimated time
     python tools/record.py 06-answers             # record one plan (appends to data/llm/<model>.jsonl)
     python tools/record.py 06-answers --limit 20  # at most 20 new responses, then stop (a batch)
+    python tools/record.py 06                     # every plan of chapter 06, in order
 
 Each plan builds its requests with the same labkit functions the notebook calls, so the keys match. A plan
 whose inputs are earlier responses (the judges need the answers) lists only what it can build now. Recording
@@ -287,7 +288,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plan", action="store_true", help="print what each plan would record and how long it takes")
     ap.add_argument("--limit", type=int, default=None, help="record at most this many new responses per plan")
     a = ap.parse_args(argv)
-    unknown = [p for p in a.plans if p not in PLANS]
+    # a chapter number stands for all its plans, in order: `record.py 06`
+    expanded = {p: [p] if p in PLANS else [n for n in PLANS if n.startswith(p + "-")] for p in a.plans}
+    unknown = [p for p, names in expanded.items() if not names]
+    a.plans = [n for names in expanded.values() for n in names]
     if unknown:
         ap.error(f"unknown plan(s) {unknown}; choose from {list(PLANS)}")
     if a.plan or not a.plans:
