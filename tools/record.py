@@ -259,13 +259,16 @@ def estimate(names: list[str]) -> None:
         print(f"speeds used for {model}: {p:.0f} prompt / {g:.0f} generated tokens per second")
 
 
-def record(name: str, limit: int | None) -> None:
+def record(name: str, limit: int | None, shard: tuple[int, int] = (1, 1)) -> None:
     from labkit.llm.local import Local
 
     clients: dict[tuple[str, bool], llm.Recorder] = {}
     done = 0
     t0 = time.perf_counter()
-    for r in PLANS[name]():
+    k, n = shard
+    for i, r in enumerate(PLANS[name]()):
+        if i % n != k - 1:
+            continue
         rec = clients.get((r.model, r.reuse_prefix))
         if rec is None:
             rec = clients[(r.model, r.reuse_prefix)] = llm.Recorder(Local(r.model, reuse_prefix=r.reuse_prefix))
@@ -287,7 +290,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("plans", nargs="*", help=f"plans to record: {', '.join(PLANS)}")
     ap.add_argument("--plan", action="store_true", help="print what each plan would record and how long it takes")
     ap.add_argument("--limit", type=int, default=None, help="record at most this many new responses per plan")
+    ap.add_argument(
+        "--shard",
+        default="1/1",
+        metavar="K/N",
+        help="record only every N-th request, starting at the K-th: run 1/2 and 2/2 in two processes, one per core",
+    )
     a = ap.parse_args(argv)
+    try:
+        k, n = (int(x) for x in a.shard.split("/"))
+        if not 1 <= k <= n:
+            raise ValueError
+    except ValueError:
+        ap.error(f"--shard must be K/N with 1 <= K <= N, like 1/2; got {a.shard!r}")
     # a chapter number stands for all its plans, in order: `record.py 06`
     expanded = {p: [p] if p in PLANS else [n for n in PLANS if n.startswith(p + "-")] for p in a.plans}
     unknown = [p for p, names in expanded.items() if not names]
@@ -298,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
         estimate(a.plans or list(PLANS))
         return 0
     for name in a.plans:
-        record(name, a.limit)
+        record(name, a.limit, (k, n))
     return 0
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -199,8 +200,13 @@ class Recorder:
         row["response"] = done.text
         row["provenance"] = prov
         self.replay.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.replay.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        # one write() on an O_APPEND file: two recorders sharing a cassette never interleave their lines
+        line = (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")
+        fd = os.open(self.replay.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
         self.replay.rows[key] = row
         return Completion(done.text, done.prompt_tokens, done.completion_tokens, done.seconds, done.retries, prov)
 
