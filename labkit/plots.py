@@ -167,6 +167,60 @@ def plot_run_comparison(table, metric: str = "R@10", title: str | None = None) -
     return fig
 
 
+def plot_bars_ci(table, column: str, title: str | None = None, ylim: tuple[float, float] = (0, 1.05)) -> Figure:
+    """Bars with 95% interval whiskers from :func:`labkit.stats.group_means_ci`.
+
+    With a one-level index, one bar per group; with two levels (say slice, retriever), bars grouped by the first
+    level and coloured by the second. Each bar is labelled with its mean.
+    """
+    if column not in table.columns or f"{column} low" not in table.columns:
+        have = [c for c in table.columns if f"{c} low" in table.columns]
+        raise ValueError(f"column must be one of the table's averaged columns {have}, got {column!r}")
+    if table.index.nlevels == 1:
+        groups, series = list(table.index), [None]
+    elif table.index.nlevels == 2:
+        groups = list(dict.fromkeys(table.index.get_level_values(0)))
+        series = list(dict.fromkeys(table.index.get_level_values(1)))
+    else:
+        raise ValueError(f"table must be indexed by one or two levels, got {table.index.nlevels}")
+    width = 0.8 / len(series)
+    colors = [BLUE, ORANGE, GREEN, GREY]
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(groups) * max(1, len(series)) ** 0.5), 3.0))
+    for j, name in enumerate(series):
+        rows = [
+            table.loc[g] if name is None else table.loc[(g, name)] if (g, name) in table.index else None for g in groups
+        ]
+        xs = [i + (j - (len(series) - 1) / 2) * width for i in range(len(groups)) if rows[i] is not None]
+        rows = [r for r in rows if r is not None]
+        mean = [float(r[column]) for r in rows]
+        err = [
+            [m - float(r[f"{column} low"]) for m, r in zip(mean, rows, strict=True)],
+            [float(r[f"{column} high"]) - m for m, r in zip(mean, rows, strict=True)],
+        ]
+        ax.bar(
+            xs,
+            mean,
+            width=width * 0.95,
+            label=name,
+            color=colors[j % len(colors)],
+            yerr=err,
+            capsize=3,
+            error_kw={"elinewidth": 0.8, "ecolor": "#333333"},
+        )
+        for x, m in zip(xs, mean, strict=True):
+            ax.annotate(f"{m:.2f}", (x, m), xytext=(3, 2), textcoords="offset points", ha="left", fontsize=7)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([str(g) for g in groups])
+    ax.set_ylim(*ylim)
+    ax.set_ylabel(column)
+    ax.set_title(title or f"{column} per group, with bootstrap 95% intervals", fontsize=10)
+    if series != [None]:
+        ax.legend(fontsize=8, frameon=False, ncols=len(series), loc="lower right")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
 def plot_grid(table, columns: Sequence[str], title: str | None = None) -> Figure:
     """Heatmaps (size x overlap) of some columns of :meth:`labkit.grid.ChunkGrid.table`, values annotated."""
     sizes = list(dict.fromkeys(table.index.get_level_values("size")))

@@ -11,6 +11,8 @@ Taught in 06_faithfulness; the intervals are used by every chapter that compares
   better than a coin says nothing about the true rate).
 - :func:`corrected_rate_ci` — that corrected rate with a bootstrap interval that resamples both the labelled set
   (the judge's uncertainty) and the judged set (the sample's).
+- :func:`group_means_ci` / :func:`fmt_ci_table` — per-slice means with bootstrap intervals, for every chapter
+  that reports a figure per slice (most slices hold well under 100 queries).
 """
 
 from __future__ import annotations
@@ -21,7 +23,16 @@ from typing import Any
 
 from labkit import SEED, args
 
-__all__ = ["bootstrap_ci", "wilson", "judge_rates", "rogan_gladen", "corrected_rate_ci", "fmt_ci"]
+__all__ = [
+    "bootstrap_ci",
+    "wilson",
+    "judge_rates",
+    "rogan_gladen",
+    "corrected_rate_ci",
+    "fmt_ci",
+    "group_means_ci",
+    "fmt_ci_table",
+]
 
 
 def _bools(name: str, values: Any) -> list[bool]:
@@ -164,3 +175,58 @@ def fmt_ci(estimate: float | None, low: float | None, high: float | None, digits
     if low is None or high is None:
         return f"{estimate:.{digits}f}"
     return f"{estimate:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def group_means_ci(
+    frame: Any,
+    by: str | Sequence[str],
+    columns: str | Sequence[str],
+    n: int = 2000,
+    level: float = 0.95,
+    seed: int = SEED,
+) -> Any:
+    """Per-group means with percentile-bootstrap intervals: the per-slice table with its uncertainty.
+
+    ``frame`` holds one row per item (usually per query); ``by`` names the grouping column(s) and ``columns``
+    the per-item values to average (a 0/1 hit or a reciprocal rank). Returns one row per group with, for each
+    column ``c``: ``c`` (the mean), ``c low`` and ``c high``, and ``n`` (the group's size). Each group is
+    resampled with the same seed, so a table is reproducible cell by cell.
+    """
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame must be a pandas DataFrame with one row per item, got {type(frame).__name__}")
+    by_cols = [by] if isinstance(by, str) else list(by)
+    cols = [columns] if isinstance(columns, str) else list(columns)
+    if not cols:
+        raise ValueError("columns must name at least one column to average")
+    missing = [c for c in by_cols + cols if c not in frame.columns]
+    if missing:
+        raise ValueError(f"frame has no column(s) {missing}; it has {list(frame.columns)}")
+    if frame.empty:
+        raise ValueError("frame is empty: there is nothing to average")
+    rows = []
+    for key, group in frame.groupby(by_cols, sort=True):
+        row: dict[str, Any] = dict(zip(by_cols, key if isinstance(key, tuple) else (key,), strict=True))
+        row["n"] = len(group)
+        for c in cols:
+            row[c], row[f"{c} low"], row[f"{c} high"] = bootstrap_ci(
+                group[c].astype(float), n=n, level=level, seed=seed
+            )
+        rows.append(row)
+    out = pd.DataFrame(rows).set_index(by_cols)
+    return out[["n"] + [x for c in cols for x in (c, f"{c} low", f"{c} high")]]
+
+
+def fmt_ci_table(table: Any, digits: int = 3) -> Any:
+    """A :func:`group_means_ci` table for reading: one ``0.712 [0.650, 0.771]`` cell per column, plus ``n``."""
+    import pandas as pd
+
+    cols = [c for c in table.columns if c != "n" and f"{c} low" in table.columns]
+    out = pd.DataFrame(index=table.index)
+    out["n"] = table["n"]
+    for c in cols:
+        out[c] = [
+            fmt_ci(e, lo, hi, digits) for e, lo, hi in zip(table[c], table[f"{c} low"], table[f"{c} high"], strict=True)
+        ]
+    return out

@@ -98,7 +98,7 @@ def test_right_answer_is_accepted_and_wrong_one_refused(number, capsys):
     elapsed = time.perf_counter() - start
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"Exercise {number}: correct."
-    assert out[1].startswith(f"Exercise {number}: not yet. Hint: ")
+    assert out[1].startswith(f"Exercise {number}: not yet") and ". Hint: " in out[1]
     assert (
         out[2] == check.not_answered(number) == f"Exercise {number}: not answered yet - replace None with your answer."
     )
@@ -147,3 +147,26 @@ def test_a_wrong_or_misspelt_chapter_object_is_a_clear_error():
 def test_unknown_exercise():
     with pytest.raises(ValueError, match="unknown exercise"):
         check.exercise("9.9", 1)
+
+
+@pytest.mark.parametrize("answer", [1 / 3, 0.33, 0.334, "1/3", " 0.33 ", "33%", "33.3 %"])
+def test_equivalent_number_formats_are_accepted(answer, capsys):
+    check.exercise("3.1", answer)  # P@3 of the running example: 1/3
+    assert capsys.readouterr().out.strip() == "Exercise 3.1: correct."
+
+
+@pytest.mark.parametrize("answer", [0.3, 0.34, "1/4", "one third", "1/0", [1 / 3]])
+def test_near_misses_and_non_numbers_are_refused_with_the_tolerance(answer, capsys):
+    check.exercise("3.1", answer)
+    assert capsys.readouterr().out.startswith("Exercise 3.1: not yet (anything within ±0.005 of the expected value")
+
+
+@pytest.mark.parametrize("answer", ["MRR", "mrr@k", " MRR@3 ", "Mrr"])
+def test_words_ignore_case_spaces_and_at_k(answer, capsys):
+    check.exercise("3.5", answer)
+    assert capsys.readouterr().out.strip() == "Exercise 3.5: correct."
+
+
+def test_counts_must_be_exact_and_say_so(capsys):
+    check.exercise("5.2", 10_000)
+    assert "(a whole number, exactly)" in capsys.readouterr().out

@@ -32,7 +32,7 @@ MEASURES = {"metrics", "stats", "calibration", "fusion", "text", "chunking"}
 """Pure computations on rankings, grades and text. (calibration imports faithfulness for its verdict labels;
 faithfulness imports llm only inside the judge functions, which the import test below keeps true.)"""
 NOT_FOR_MEASURES = {"retrieval", "embeddings", "grid", "handbook", "positions", "llm", "reader", "synth",
-                    "synth_data", "faithfulness_data", "check"} | UI  # fmt: skip
+                    "synth_data", "faithfulness_data", "check", "exercises"} | UI  # fmt: skip
 NOT_FOR_UI = {"llm", "reader"}
 """A widget shows what a chapter computed; it never calls a language model."""
 UI_LIBRARIES = {"ipywidgets", "matplotlib"}
