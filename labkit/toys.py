@@ -90,6 +90,8 @@ TRAP_Y = [0, 0, 0, 3, 0]
 """The X/Y trap, system Y: the one document that answers, buried at rank 4."""
 TRAP_JUDGED = [3, 1, 1, 1]
 """Every judged grade of the X/Y query (the grade-3 answer and the three related documents)."""
+SALARY_GRADES = {"this year's salary survey": 3, "a labour-market overview": 1, "a public-holiday notice": 0}
+"""7.5's graded example, for "Summarise this year's salary trends in the data industry": document -> grade."""
 
 # ----------------------------------------------------------------------------- 7.4: MRR and hit rate (04)
 

@@ -59,10 +59,13 @@ CASES = {
     "1.4": (2, 3, {"runs": TINY_RUNS, "qrels": TINY_QRELS}),
     "3.1": (1 / 3, 0.5, {}),  # one relevant in the top 3, divided by k=3, not by 2
     "3.2": (1.0, 0.25, {}),
-    "3.3": (0.6885, 0.5, {}),  # (1 + 3/2) / (3 + 1/log2(3))
+    "3.3": (0.8212, 0.5, {}),  # (2 + 3/2) / (3 + 2/log2(3))
     "3.4": ([3, 2, 1, 0, 0], [3, 2, 0, 1, 0], {}),
     "3.5": (" MRR ", "recall@k", {}),
     "3.6": (0.2832, 0.4307, {}),  # the chapter's printed figure; 0.4307 is the book IDCG's
+    "3.7": (1, 2, {}),  # only at rank 1 does 3 beat X's 1 + 1/log2(3) + 1/2; at rank 2, 3/log2(3) = 1.89 does not
+    "3.8": ("up", "down", {"by_thr": pd.DataFrame({"R@10": [0.97, 0.98]}, index=[1, 3])}),
+    "3.9": ("same", "down", {}),  # nDCG reads the grades, not the threshold
     "4.1": (0.4583, 0.6111, {}),  # (1/3 + 1 + 0 + 1/2) / 4; the wrong one forgets q3
     "4.2": (0.25, 0.5, {}),
     "4.3": (22.0, 20.4, {}),  # 75.8 - 53.8 in Liu et al.'s table

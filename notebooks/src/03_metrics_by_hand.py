@@ -11,9 +11,12 @@
 
 # %%
 import math
+from itertools import permutations
+
+import pandas as pd
 
 import labkit
-from labkit import check, metrics, plots, widgets
+from labkit import check, metrics, plots, stats, widgets
 
 labkit.setup()
 
@@ -128,6 +131,33 @@ print("DCG  =", round(my_dcg(rels), 4), "| IDCG =", round(my_dcg([3, 2, 1, 0, 0]
 assert math.isclose(my_dcg(rels), metrics.dcg(rels))
 
 # %% [markdown]
+# ### The source's example: grades 3, 1 and 0
+#
+# Take the request *"Summarise this year's salary trends in the data industry"*. A new salary survey is very
+# relevant (grade 3), an overview of the labour market is somewhat relevant (grade 1), and a public-holiday
+# notice is not relevant (grade 0). A yes/no label would have to call the overview either as good as the
+# survey or as useless as the notice; grades keep the difference. Here is every order of the three documents,
+# best first:
+
+# %%
+from labkit.toys import SALARY_GRADES
+
+salary = SALARY_GRADES  # document -> grade (0-3)
+rows = []
+for order in permutations(salary):
+    grades = [salary[doc] for doc in order]
+    rows.append({"grades": grades, "rank 1": order[0], "rank 2": order[1], "rank 3": order[2],
+                 "DCG@3": my_dcg(grades), "nDCG@3": metrics.ndcg_at_k(grades, 3)})
+orders = pd.DataFrame(rows).sort_values("nDCG@3", ascending=False, ignore_index=True)
+orders.round(4)
+
+# %% [markdown]
+# With the survey first, the order of the other two barely matters (the top two rows): ranks 2 and 3 are
+# discounted, and the overview is worth only 1. Every order that pushes the survey down loses more, and the
+# worst puts it last, behind both weaker documents. Even that order keeps more than half of the ideal DCG (the
+# last row): with the book's ideal, a ranking of the right documents in a poor order is never punished much.
+
+# %% [markdown]
 # ### Two ways to define "ideal"
 #
 # Which documents may the ideal ordering use? The answer changes the number, and both answers are in use:
@@ -161,6 +191,54 @@ assert math.isclose(my_ndcg(rels, 5, all_grades), metrics.ndcg_at_k(rels, 5, all
 plots.plot_gain_discount(rels, 5)
 
 # %% [markdown]
+# ### Reading an nDCG value
+#
+# DCG on its own is hard to read: its size depends on how many relevant documents the query has and how good
+# they are. Dividing by the ideal DCG puts every query on the same 0–1 scale. **nDCG = 1** means the best
+# possible order; **nDCG = 0.5** means the ranking collected half of the discounted gain that the best order of
+# the same judged documents would have collected. It does not mean that half the documents are relevant, nor
+# that the system is right half of the time. The running example under trec_eval's ideal is close to that
+# half:
+
+# %%
+ideal = my_dcg(sorted(all_grades, reverse=True)[:5])
+print(f"DCG@5 = {my_dcg(rels):.4f} of an ideal {ideal:.4f}: nDCG@5 = {my_dcg(rels) / ideal:.4f}")
+
+# %% [markdown]
+# Because of the normalisation, nDCG can be compared across queries and averaged over them; raw DCG cannot.
+# Four rankings from four different queries (the last two made up for this comparison), each with trec_eval's
+# ideal over all of its judged documents:
+
+# %%
+rankings = {  # query: (grades of the top 5, grades of every judged document of the query)
+    "refund policy (running example)": (rels, all_grades),
+    "salary trends, survey first": (sorted(salary.values(), reverse=True), list(salary.values())),
+    "a synthesis question, badly ordered": ([0, 0, 3, 3, 2], [3, 3, 2]),
+    "a one-fact question, answer first": ([3, 0, 0, 0, 0], [3]),
+}
+comparable = pd.DataFrame(
+    {
+        name: {
+            "DCG@5": metrics.dcg(top[:5]),
+            "IDCG@5": metrics.dcg(sorted(judged_grades, reverse=True)[:5]),
+            "nDCG@5": metrics.ndcg_at_k(top, 5, all_grades=judged_grades),
+        }
+        for name, (top, judged_grades) in rankings.items()
+    }
+).T
+comparable.round(4)
+
+# %%
+pair = comparable.loc[["a synthesis question, badly ordered", "a one-fact question, answer first"]]
+for measure in ("DCG@5", "nDCG@5"):
+    print(f"{measure:6s} ranks higher: {pair[measure].idxmax()!r}")
+
+# %% [markdown]
+# By raw DCG the badly ordered synthesis ranking beats a perfect answer to a one-fact question, only because
+# its query has more relevant documents to collect. nDCG removes that: each query is scored against its own
+# best case, and a mean nDCG over queries does not favour queries that happen to have many relevant documents.
+
+# %% [markdown]
 # ## Thresholds: turning grades into yes/no
 #
 # Precision and recall need a cut: is grade 1 ("related") relevant? With `thr=2` only grades 2 and 3 count,
@@ -172,8 +250,6 @@ print("thr=2: P@5 =", metrics.precision_at_k(rels, 5, thr=2),
       "| R@5 =", round(metrics.recall_at_k(rels, 5, n_relevant_total=3, thr=2), 4))
 
 # %%
-import pandas as pd
-
 rows = []
 for thr in (1, 2, 3):
     n_rel = sum(g >= thr for g in all_grades)
@@ -200,12 +276,67 @@ print("all-judged IDCG X:", round(metrics.ndcg_at_k(X, 5, all_grades=judged), 4)
 
 # %% [markdown]
 # With the book's ideal, X scores a **perfect 1.0**: it ordered what it retrieved perfectly, and the ideal
-# never learns that a grade-3 document existed. With every judged document in the ideal, X drops to 0.4671.
-# Y is still lower under both (0.4307 and 0.2832) because its one good document sits at rank 4. Two lessons:
+# never learns that a grade-3 document existed. With every judged document in the ideal, X drops, but look at
+# the order: **X still scores above Y** under both ideals, because Y's one good document sits at rank 4. The
+# all-judged ideal fixes X's perfect score, not the ranking of the two systems.
+#
+# So which system is better? For a RAG system, **Y**. The query needs the document that states the answer, only
+# Y retrieved it, and a reader given X's five documents has nothing to answer from. Whether a metric agrees
+# depends on how much it pays for a grade-1 "related" document. Every binary metric of both systems, at each
+# threshold:
+
+# %%
+from collections import Counter
+
+
+def missed(top, judged_grades):
+    """Grades of the judged documents that are not in the top list (recall's and the ideal's extra grades)."""
+    return list((Counter(judged_grades) - Counter(g for g in top if g > 0)).elements())
+
+
+trap = {}
+for thr in (1, 2, 3):
+    for name, top in (("X", X), ("Y", Y)):
+        m = metrics.ranking_metrics(top, 5, thr=thr, unretrieved=missed(top, judged), idcg="all_judged")
+        trap[(f"thr={thr}", name)] = {key: m[key] for key in ("P@k", "R@k", "RR@k", "hit@k")}
+trap = pd.DataFrame(trap).rename(index=lambda key: key.replace("@k", "@5"))
+for thr in (1, 2, 3):
+    x, y = trap[(f"thr={thr}", "X")], trap[(f"thr={thr}", "Y")]
+    trap[(f"thr={thr}", "higher")] = ["X" if a > b else "Y" if b > a else "tie" for a, b in zip(x, y)]
+trap
+
+# %% [markdown]
+# At `thr = 1` the three related documents count as hits, so X wins on P@5, R@5 and RR@5 and hit@5 is a tie.
+# From `thr = 2` on, grade 1 no longer counts, X has nothing relevant in its top 5, and every binary metric
+# prefers Y. nDCG ignores the threshold, and with linear gain it prefers X at every cutoff: three discounted 1s
+# add up to more than one 3 discounted at rank 4. Some libraries use the **exponential gain** `2**grade - 1`
+# instead (Burges et al., *Learning to rank using gradient descent*, ICML 2005; common in learning-to-rank
+# tools), which makes a grade-3 document worth seven related ones instead of three. That flips nDCG:
+
+# %%
+def my_dcg_exp(rels):
+    return sum((2**r - 1) / math.log2(i + 1) for i, r in enumerate(rels, start=1))
+
+
+print(f"discounted gain, linear:      X {my_dcg(X):.4f}  Y {my_dcg(Y):.4f}")
+print(f"discounted gain, exponential: X {my_dcg_exp(X):.4f}  Y {my_dcg_exp(Y):.4f}")
+ideal_exp = my_dcg_exp(sorted(judged, reverse=True)[:5])
+print(f"nDCG@5 (all judged), linear gain:      X {metrics.ndcg_at_k(X, 5, all_grades=judged):.4f}"
+      f"  Y {metrics.ndcg_at_k(Y, 5, all_grades=judged):.4f}")
+print(f"nDCG@5 (all judged), exponential gain: X {my_dcg_exp(X) / ideal_exp:.4f}  Y {my_dcg_exp(Y) / ideal_exp:.4f}")
+for k in range(1, 6):
+    x_k, y_k = (metrics.ndcg_at_k(r, k, all_grades=judged) for r in (X, Y))
+    print(f"linear gain, nDCG@{k}: X {x_k:.4f}  Y {y_k:.4f}")
+
+# %% [markdown]
+# Three lessons:
 #
 # 1. The book's nDCG answers "is what I retrieved well ordered?", not "did I retrieve the best documents?".
 #    Pair it with recall, or use the all-judged ideal.
-# 2. A perfect score on one metric is a prompt to look at the list, not a result.
+# 2. The threshold and the gain decide what "relevant" means, and they can reverse a comparison. Choose them
+#    from what the reader needs: if only a document that states the answer helps, count grade ≥ 2 (or 3), or
+#    give grade 3 far more weight than grade 1.
+# 3. A perfect score on one metric is a prompt to look at the list, not a result.
 #
 # ## Which metric when?
 #
@@ -301,16 +432,84 @@ result = metrics.evaluate(run_back, qrels_back, metrics=("P@5", "R@10", "RR@10",
 result
 
 # %% [markdown]
-# `evaluate` returns one row per judged query and the mean. Per slice, the same run tells three different stories:
+# `evaluate` returns one row per judged query and the mean. R@10 is close to 1, yet P@5 is low. That is not a
+# weak retriever: count the relevant documents of each query.
+
+# %%
+n_relevant = pd.Series({qid: sum(g >= 1 for g in docs.values()) for qid, docs in qrels_back.items()})
+print(n_relevant.value_counts().sort_index().rename_axis("relevant documents").rename("queries").to_frame())
+ceiling = (n_relevant.clip(upper=5) / 5).mean()
+print(f"\n{(n_relevant == 1).sum()} of {len(n_relevant)} queries have exactly one relevant document, so their P@5 "
+      "can be at most 1/5.")
+print(f"A perfect ranking would score P@5 = {ceiling:.4f} on average; BM25 scores {result.mean['P@5']:.4f}.")
+
+# %% [markdown]
+# With one relevant document, four of the five slots are empty even for a perfect retriever. Read P@k against
+# its ceiling, or report a measure that does not divide by *k* (R@k, RR, hit) when queries have one answer.
+#
+# ### What the labels cost
+#
+# Writing realistic questions by hand and marking the passage that answers each one is the most trustworthy
+# way to build an evaluation set, and the most expensive: someone must know the documents, write the question,
+# then find and grade the evidence. The source's answer is to extend a hand-written core with questions an LLM
+# generates, makes hard and filters (chapter 02), and to keep the hand-written slice to check the generated
+# ones against. Every query here was written by hand (see `data/README.md`), and even so the labels take a
+# shortcut: the authors marked the passages that answer, not every document the retriever returns.
+
+# %%
+retrieved = sum(len(docs) for docs in run_back.values())
+judged_retrieved = sum(doc in qrels_back.get(qid, {}) for qid, docs in run_back.items() for doc in docs)
+n_judged = sum(map(len, qrels_back.values()))
+print(f"the run returns {retrieved} (query, document) pairs; {judged_retrieved} of them are judged, and the other "
+      f"{retrieved - judged_retrieved} count as grade 0 without anyone reading them")
+print(f"judging every returned pair would take {retrieved} decisions, {retrieved / n_judged:.1f} times the "
+      f"{n_judged} judgements the labels hold")
+
+# %% [markdown]
+# Judging every returned document would multiply the labelling work (the ratio printed above), and again for
+# every new system that returns new documents. The price of not doing it: an unjudged document that does
+# answer the question counts as a miss. Pooling (judging the union of several systems' top results) and a
+# hand-checked sample of the "misses" are the usual middle ground.
+#
+# ### Per slice, with intervals
+#
+# Each slice holds well under 100 dev queries, so each mean gets a 95 % bootstrap interval (the queries of a
+# slice resampled 2,000 times; `labkit.stats.group_means_ci`):
 
 # %%
 slice_of = {q.qid: q.slice for q in queries}
-per_query = result.per_query.assign(slice=lambda df: df.index.map(slice_of))
-per_query.groupby("slice").mean().round(4)
+per_query = result.per_query.assign(slice=lambda df: df.index.map(slice_of), relevant=n_relevant)
+by_slice = stats.group_means_ci(per_query, "slice", ["relevant", "P@5", "R@10", "RR@10", "hit@5", "nDCG@10"])
+stats.fmt_ci_table(by_slice)
+
+# %%
+plots.plot_bars_ci(by_slice, "nDCG@10", "BM25 on whole documents: nDCG@10 per slice, 95 % bootstrap intervals")
+
+# %%
+for a, b in (("easy", "hard"), ("easy", "real"), ("hard", "real")):
+    for m in ("RR@10", "nDCG@10"):
+        lo_a, hi_a, lo_b, hi_b = (by_slice.loc[s, f"{m} {end}"] for s in (a, b) for end in ("low", "high"))
+        verdict = "do not overlap" if lo_a > hi_b or lo_b > hi_a else "overlap"
+        print(f"{m:8s} {a} vs {b}: the intervals {verdict}")
+
+# %% [markdown]
+# The slices tell three stories:
+#
+# * **easy**: every query has one relevant document (the `relevant` column) and BM25 returns it in the top 5
+#   for every query (R@10 and hit@5 are 1 with no spread). The questions are phrased close to their passage,
+#   so word overlap finds it.
+# * **hard**: BM25 still finds nearly every relevant document in the top 10, but ranks it lower: the nDCG@10
+#   interval lies wholly below easy's. These questions borrow the vocabulary of look-alike passages, which
+#   compete for the top ranks.
+# * **real**: the short, vague questions are also ranked lower than easy, but against hard the intervals
+#   overlap almost entirely: with the number of queries in the table's `n` column, we cannot say which of the
+#   two is harder. Intervals that do not overlap show a difference; overlapping ones only say that this many
+#   queries cannot show one (or rule one out).
 
 # %% [markdown]
 # The same numbers from `trec_eval`'s own code (through `pytrec_eval`), as a last check. The workbook's tests
-# run this comparison on thousands of random rankings with ties, negative grades and short runs.
+# run this comparison on seeded random runs, at several k and thresholds, with ties, negative grades and short
+# rankings.
 
 # %%
 import pytrec_eval
@@ -353,7 +552,12 @@ for call in (lambda: metrics.precision_at_k(rels, 0), lambda: metrics.recall_at_
 #   labels.
 # * RR and hit only care about the first relevant document; averaged they are MRR and hit rate.
 # * nDCG rewards relevant documents near the top; its ideal is either the re-sorted top *k* (book) or all judged
-#   documents (trec_eval), and the two differ (0.6176 vs 0.5166 on the running example).
+#   documents (trec_eval), and the two give different numbers for the same ranking. Dividing by the ideal is what
+#   makes nDCG comparable across queries; 0.5 means half of the best possible discounted gain.
+# * The threshold and the gain decide what counts: the X/Y trap reverses between `thr = 1` and `thr = 2`, and
+#   between linear and exponential gain.
+# * P@k has a ceiling of (relevant documents) / *k*; with one relevant document per query, P@5 cannot pass 0.2.
+# * Per-slice means from a few dozen queries need intervals before they are compared.
 # * Pick the metric that matches the stage and the question type, at the *k* the next stage consumes.
 #
 # ## Exercises
@@ -378,10 +582,10 @@ answer_3_2 = 1.0
 check.exercise("3.2", answer_3_2)
 
 # %% [markdown]
-# **3.3** Compute nDCG@3 (book convention) of the ranking `[1, 0, 3]` by hand, as a number.
+# **3.3** Compute nDCG@3 (book convention) of the ranking `[2, 0, 3]` by hand, as a number.
 
 # %% tags=["solution"]
-answer_3_3 = (1 / math.log2(2) + 3 / math.log2(4)) / (3 / math.log2(2) + 1 / math.log2(3))
+answer_3_3 = (2 / math.log2(2) + 3 / math.log2(4)) / (3 / math.log2(2) + 2 / math.log2(3))
 
 # %%
 check.exercise("3.3", answer_3_3)
@@ -414,3 +618,57 @@ answer_3_6 = metrics.ndcg_at_k(Y, 5, all_grades=judged)
 
 # %%
 check.exercise("3.6", answer_3_6)
+
+# %% [markdown]
+# ### Predict, then run
+#
+# In the next three exercises, write your prediction **before** you run the cell that shows the answer (or
+# move the slider). The check compares your prediction with what the cell computes.
+#
+# **3.7** System Y's grade-3 document sits at rank 4. Moved up, from which rank on does Y beat X on nDCG@5 with
+# trec_eval's ideal (linear gain)? Give the deepest rank that still wins, as a number (1 = only at the top).
+
+# %% tags=["solution"]
+prediction_3_7 = 1
+
+# %%
+x_score = metrics.ndcg_at_k(X, 5, all_grades=judged)
+for rank in range(1, 6):
+    y_moved = [0] * 5
+    y_moved[rank - 1] = max(Y)
+    y_score = metrics.ndcg_at_k(y_moved, 5, all_grades=judged)
+    print(f"Y's answer at rank {rank}: nDCG@5 {y_score:.4f} vs X {x_score:.4f} -> {'Y' if y_score > x_score else 'X'}")
+
+# %%
+check.exercise("3.7", prediction_3_7)
+
+# %% [markdown]
+# **3.8** Go back to the real batch and count only grade-3 documents as relevant (`thr=3`). Does the run's mean
+# R@10 go `"up"`, `"down"` or stay the `"same"`? Predict, then run the cell.
+
+# %% tags=["solution"]
+prediction_3_8 = "up"
+
+# %%
+by_thr = pd.DataFrame(
+    {thr: metrics.evaluate(run_back, qrels_back, metrics=("R@10", "RR@10", "hit@5"), thr=thr).mean for thr in (1, 3)}
+).T.rename_axis("thr")
+by_thr.round(4)
+
+# %%
+check.exercise("3.8", prediction_3_8, by_thr=by_thr)
+
+# %% [markdown]
+# **3.9** In the playground, the running example is shown with threshold 1. If you move the threshold slider to 3,
+# does nDCG@5 go `"up"`, `"down"` or stay the `"same"`? Predict, then move the slider (or run the next cell).
+
+# %% tags=["solution"]
+prediction_3_9 = "same"
+
+# %%
+for thr in (1, 3):
+    shown = metrics.ranking_metrics(rels, k=5, thr=thr, unretrieved=not_retrieved)
+    print(f"thr={thr}:", {name: round(v, 4) for name, v in shown.items()})
+
+# %%
+check.exercise("3.9", prediction_3_9)
