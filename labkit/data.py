@@ -41,7 +41,8 @@ __all__ = [
     "load_reference",
 ]
 
-SLICES = ("easy", "hard", "real")
+SLICES = ("easy", "hard", "real", "synthetic-easy", "synthetic-hard")
+"""The hand-written slices of queries.jsonl, then the generated sets of chapter 02 (data/synth/)."""
 KINDS = ("fact", "synthesis", "comparison", "multihop", "conversational")
 SPLITS = ("dev", "test")
 

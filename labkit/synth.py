@@ -16,7 +16,7 @@ Taught in 02_synthetic_hard_questions.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,7 @@ __all__ = [
     "similar_chunks",
     "hard_prompt",
     "hard_qa",
+    "build_hard_set",
     "realism_prompt",
     "rate_realism",
     "filter_realistic",
@@ -211,6 +212,34 @@ def hard_qa(chunk: Any, document: str, distractors: Sequence[Any], corpus_texts:
         return row
     row["distractors"] = [{"doc": d.doc, "start": d.start_char, "end": d.end_char, "chunk": d.id} for d in distractors]
     return row
+
+
+def build_hard_set(
+    targets: Sequence[Any],
+    corpus_texts: Mapping[str, str],
+    llm: Any,
+    distractors: Callable[[Any], Sequence[Any]],
+) -> tuple[list[dict], list[Dropped]]:
+    """``(rows, dropped)``: one hard row per target chunk, each kept with its distractors as spans.
+
+    ``distractors(target)`` returns the look-alike chunks for a target (for instance the :func:`similar_chunks`
+    of the target from other documents); ``corpus_texts`` maps a document id to its text. A reply that cannot be
+    used becomes a :class:`Dropped` row with its reason: counted, never silently lost, never a guessed span.
+    """
+    targets = args.sequence("targets", targets, allow_empty=False)
+    rows: list[dict] = []
+    dropped: list[Dropped] = []
+    for t in targets:
+        if t.doc not in corpus_texts:
+            raise ValueError(f"target {t.id!r} is in document {t.doc!r}, which corpus_texts does not hold")
+        ds = list(distractors(t))
+        if not ds:
+            raise ValueError(f"distractors({t.id!r}) returned no chunk: a hard question needs look-alikes")
+        if any(d.id == t.id for d in ds):
+            raise ValueError(f"distractors({t.id!r}) returned the target itself: it would contain the answer")
+        row = hard_qa(t, corpus_texts[t.doc], ds, corpus_texts, llm)
+        (dropped if isinstance(row, Dropped) else rows).append(row)
+    return rows, dropped
 
 
 RATING_SCHEMA = {

@@ -8,11 +8,24 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
-from labkit import SEED, data_dir
+from labkit import SEED, args, data_dir
 from labkit import handbook as hb
 
-__all__ = ["targets", "distractors_for", "realism_labels", "N_TARGETS", "PROMPT_VERSION"]
+__all__ = [
+    "targets",
+    "distractors_for",
+    "realism_labels",
+    "generated",
+    "generated_with_drops",
+    "as_queries",
+    "write_sets",
+    "load_sets",
+    "N_TARGETS",
+    "PROMPT_VERSION",
+]
 
 N_TARGETS = 150
 PROMPT_VERSION = "synth-v1"
@@ -75,35 +88,220 @@ def generated(model: str | None = None) -> list[dict]:
     return rows
 
 
-def generated_with_drops(model: str | None = None) -> tuple[list[dict], list]:
-    """Every recorded generation: kept rows (with ``set`` easy/hard and ``method``) and :class:`Dropped` ones."""
+def generated_with_drops(model: str | None = None, allow_missing: bool = False) -> tuple[list[dict], list]:
+    """Every recorded generation: kept rows (with ``set`` easy/hard, ``method`` and ``i``) and dropped ones.
+
+    ``dropped`` holds ``(set, Dropped)`` pairs. A prompt with no recorded response raises
+    :class:`labkit.llm.MissingRecording`, unless ``allow_missing`` (a preview while recording is under way), in
+    which case it is skipped; the notebook never passes it.
+    """
     from labkit import llm, synth
 
     h = hb.handbook()
     replay = llm.Replay(model or llm.DEFAULT_MODEL)
+    texts = {d: doc.text for d, doc in h.corpus.items()}
     kept, dropped = [], []
     for i, c in enumerate(targets()):
-        doc = h.corpus[c.doc].text
-        text = doc[c.start_char : c.end_char]
         for kind in ("easy", "hard"):
-            if kind == "easy":
-                prompt = synth.generate_prompt(text)
-                ds: list = []
-            else:
-                ds = distractors_for(c, method_of(i))
-                prompt = synth.hard_prompt(text, [h.corpus[d.doc].text[d.start_char : d.end_char] for d in ds])
+            method = method_of(i) if kind == "hard" else None
             try:
-                reply = replay(prompt, schema=synth.QA_SCHEMA, max_tokens=synth.QA_MAX_TOKENS)
+                if kind == "easy":
+                    row = synth.generate_qa(c, texts[c.doc], replay)
+                else:
+                    row = synth.hard_qa(c, texts[c.doc], distractors_for(c, method), texts, replay)
             except llm.MissingRecording:
-                continue
-            row = synth._qa_row(reply, c, doc)
+                if allow_missing:
+                    continue
+                raise
             if isinstance(row, synth.Dropped):
                 dropped.append((kind, row))
                 continue
-            row.update(set=kind, method=method_of(i) if kind == "hard" else None)
-            if ds:
-                row["distractors"] = [
-                    {"doc": d.doc, "start": d.start_char, "end": d.end_char, "chunk": d.id} for d in ds
-                ]
+            row.update(set=kind, method=method, i=i)
             kept.append(row)
     return kept, dropped
+
+
+def as_queries(rows: list[dict], model: str | None = None) -> list[dict]:
+    """Generated rows in the schema of ``queries.jsonl`` (slices ``synthetic-easy`` / ``synthetic-hard``).
+
+    The evidence quote's span is the gold (grade 3); hard rows keep their distractor chunks as spans; every row
+    carries its provenance (model, prompt version, seed, target chunk, distractor method). Targets alternate
+    between the dev and the test split in the seeded target order.
+    """
+    from labkit import llm
+
+    out = []
+    for r in rows:
+        row = {
+            "qid": f"syn-{r['set']}-{r['i'] + 1:03d}",
+            "question": r["question"],
+            "answer": r["answer"],
+            "slice": f"synthetic-{r['set']}",
+            "kind": "fact",
+            "split": "dev" if r["i"] % 2 == 0 else "test",
+            "gold": [{"doc": r["doc"], "start": r["start"], "end": r["end"], "grade": 3}],
+        }
+        if r.get("distractors"):
+            row["distractors"] = [{"doc": d["doc"], "start": d["start"], "end": d["end"]} for d in r["distractors"]]
+        row["provenance"] = {
+            "model": model or llm.DEFAULT_MODEL,
+            "prompt_version": PROMPT_VERSION,
+            "seed": SEED,
+            "target": r["target"],
+            "method": r["method"],
+            "quote": r["quote"],
+        }
+        out.append(row)
+    return out
+
+
+def set_path(kind: str) -> Path:
+    if kind not in ("easy", "hard"):
+        raise ValueError(f'kind must be "easy" or "hard", got {kind!r}')
+    return data_dir() / "synth" / f"synthetic-{kind}.jsonl"
+
+
+def write_sets(model: str | None = None) -> dict[str, int]:
+    """Write ``data/synth/synthetic-easy.jsonl`` and ``synthetic-hard.jsonl`` from the recordings; row counts."""
+    rows = as_queries(generated(model), model)
+    counts = {}
+    for kind in ("easy", "hard"):
+        mine = [r for r in rows if r["slice"] == f"synthetic-{kind}"]
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in mine)
+        set_path(kind).write_text(text, encoding="utf-8")
+        counts[kind] = len(mine)
+    return counts
+
+
+def load_sets() -> list:
+    """Both generated sets as :class:`labkit.data.Query` objects, validated against the corpus on load."""
+    from labkit.data import load_queries
+
+    return [q for kind in ("easy", "hard") for q in load_queries(path=set_path(kind))]
+
+
+if __name__ == "__main__":  # python -m labkit.synth_data: rewrite the generated sets from the recordings
+    print(write_sets())
+
+
+RETRIEVERS = ("bm25", "dense", "hybrid")
+
+
+def per_query(queries, k: int = 10) -> Any:
+    """One row per (query, retriever): ``set`` (the query's slice), ``R@k``, ``RR@k``, ``overlap``, ``borrowed``.
+
+    ``overlap`` is the word Jaccard between the question and its best gold chunk (the highest-graded chunk at the
+    handbook's chunking); ``borrowed`` is the share of the question's terms that occur in that chunk
+    (:func:`labkit.text.containment`): how much of the chunk's wording the question reuses. Qrels come from the
+    spans (:func:`labkit.chunking.spans_to_qrels`), so the labels follow any chunking. Conversational
+    follow-ups are searched with their rewrites, as everywhere in the workbook.
+    """
+    import pandas as pd
+
+    from labkit import metrics
+    from labkit.chunking import spans_to_qrels
+    from labkit.text import containment, jaccard
+
+    k = args.whole_number("k", k)
+    queries = args.sequence("queries", queries, allow_empty=False)
+    h = hb.handbook()
+    qrels = spans_to_qrels(queries, h.chunks)
+    texts = [q.search_text for q in queries]
+    rows = []
+    overlap, borrowed = {}, {}
+    for q in queries:
+        best = max(qrels[q.qid].values())
+        gold = [h.texts[c] for c, g in qrels[q.qid].items() if g == best]
+        overlap[q.qid] = max(jaccard(q.question, t) for t in gold)
+        borrowed[q.qid] = max(containment(q.question, t) for t in gold)
+    for name in RETRIEVERS:
+        hits = getattr(h, name).search_many(texts, k=k)
+        run = {q.qid: [cid for cid, _ in hit] for q, hit in zip(queries, hits, strict=True)}
+        ev = metrics.evaluate(run, qrels, (f"R@{k}", f"RR@{k}")).per_query
+        for q in queries:
+            rows.append(
+                {
+                    "qid": q.qid,
+                    "set": q.slice,
+                    "retriever": name,
+                    f"R@{k}": float(ev.loc[q.qid, f"R@{k}"]),
+                    f"RR@{k}": float(ev.loc[q.qid, f"RR@{k}"]),
+                    "overlap": overlap[q.qid],
+                    "borrowed": borrowed[q.qid],
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def with_ratings(per_query_frame: Any, synthetic: list, rated_rows: Any) -> Any:
+    """The per-query frame of the generated sets, with each question's ``method`` and model ``realism`` rating.
+
+    ``synthetic``: the loaded sets (:func:`load_sets`); ``rated_rows``: the generated rows with a ``realism``
+    column, in the order of :func:`generated` (the order :func:`as_queries` numbers them in).
+    """
+    import pandas as pd
+
+    rated = pd.DataFrame(rated_rows)
+    for col in ("set", "i", "realism", "question"):
+        if col not in rated.columns:
+            raise ValueError(f"rated_rows needs a {col!r} column (the generated rows, rated)")
+    rating = {f"syn-{s}-{i + 1:03d}": r for s, i, r in zip(rated["set"], rated["i"], rated["realism"], strict=True)}
+    method = {q.qid: q.extra["provenance"]["method"] for q in synthetic}
+    question = {q.qid: q.question for q in synthetic}
+    unknown = sorted(set(per_query_frame["qid"]) - set(rating))
+    if unknown:
+        raise ValueError(f"per_query_frame has qids with no rated row, e.g. {unknown[0]!r}: rate every row first")
+    out = per_query_frame.copy()
+    out["method"] = out["qid"].map(method)
+    out["realism"] = out["qid"].map(rating)
+    out["question"] = out["qid"].map(question)
+    return out
+
+
+METHODS = ("both", "jaccard", "embedding")
+
+
+def filter_view(frame: Any, threshold: float = 4, method: str = "both", retriever: str = "hybrid") -> Any:
+    """What a realism threshold does to the generated sets: the pure function behind the chapter's widget.
+
+    ``frame``: :func:`with_ratings`. Returns ``counts`` (kept / dropped per set), ``table`` (Recall@10 and
+    MRR@10 per set for ``retriever``, with bootstrap 95% intervals: easy, hard before and after the filter) and
+    ``examples`` (a few kept and dropped questions). ``method`` restricts the hard set to one distractor method.
+    """
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from labkit import stats
+
+    threshold = args.finite_number("threshold", threshold, minimum=1, maximum=5, hint="ratings run from 1 to 5")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if retriever not in RETRIEVERS:
+        raise ValueError(f"retriever must be one of {RETRIEVERS}, got {retriever!r}")
+    f = frame[frame["retriever"] == retriever]
+    if method != "both":
+        f = f[(f["set"] != "synthetic-hard") | (f["method"] == method)]
+    keep = f["realism"].notna() & (f["realism"] >= threshold)
+    parts = {
+        "synthetic-easy, all": f[f["set"] == "synthetic-easy"],
+        "synthetic-easy, kept": f[(f["set"] == "synthetic-easy") & keep],
+        "synthetic-hard, all": f[f["set"] == "synthetic-hard"],
+        "synthetic-hard, kept": f[(f["set"] == "synthetic-hard") & keep],
+    }
+    counts = pd.DataFrame(
+        {
+            "kept": [int(keep[f["set"] == s].sum()) for s in ("synthetic-easy", "synthetic-hard")],
+            "dropped": [int((~keep)[f["set"] == s].sum()) for s in ("synthetic-easy", "synthetic-hard")],
+        },
+        index=pd.Index(["synthetic-easy", "synthetic-hard"], name="set"),
+    )
+    long = pd.concat([p.assign(group=name) for name, p in parts.items() if len(p)], ignore_index=True)
+    table = stats.group_means_ci(long, "group", ["R@10", "RR@10"]).reindex([n for n, p in parts.items() if len(p)])
+    examples = pd.concat(
+        [
+            f[keep].sort_values("qid").head(3).assign(verdict="kept"),
+            f[~keep].sort_values("qid").head(3).assign(verdict="dropped"),
+        ]
+    )[["verdict", "set", "realism", "question"]]
+    return SimpleNamespace(counts=counts, table=table, examples=examples.reset_index(drop=True))

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from labkit import args
 
-__all__ = ["word_spans", "terms", "jaccard"]
+__all__ = ["word_spans", "terms", "jaccard", "containment"]
 
 _WORD = re.compile(r"\S+")
 _TERM = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
@@ -54,3 +54,13 @@ def jaccard(a: str | Iterable[str], b: str | Iterable[str]) -> float:
     sa, sb = _term_set("a", a), _term_set("b", b)
     union = sa | sb
     return len(sa & sb) / len(union) if union else 0.0
+
+
+def containment(a: str | Iterable[str], b: str | Iterable[str]) -> float:
+    """The share of ``a``'s terms that also occur in ``b``: ``|A ∩ B| / |A|`` (0 for an empty ``a``).
+
+    Unlike Jaccard it does not shrink because ``b`` is long: for a ten-word question against a 128-word chunk it
+    says how much of the question's wording the chunk holds.
+    """
+    sa, sb = _term_set("a", a), _term_set("b", b)
+    return len(sa & sb) / len(sa) if sa else 0.0

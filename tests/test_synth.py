@@ -90,3 +90,85 @@ def test_realism_prompt_rating_and_filter():
             synth.filter_realistic(rows, bad)
     with pytest.raises(ValueError, match=r"examples\[0\]\['rating'\] must be <= 5"):
         synth.realism_prompt("q", [{"question": "x", "rating": 7}])
+
+
+DOC2 = "Remote work is allowed two days a week. Register in HRM before 17:00 on the previous working day. End."
+TARGET = Chunk("r#0", "r", 0, 0, len(DOC2), DOC2, 18)
+LOOKALIKE = Chunk("l#0", "l", 0, 0, 40, "Annual leave is registered in HRM early.", 7)
+TEXTS = {"r": DOC2, "l": LOOKALIKE.text}
+
+
+def test_build_hard_set_keeps_distractor_spans_and_counts_drops():
+    good = json.dumps(
+        {"question": "wfh friday deadline?", "answer": "17:00 Thursday", "quote": "Register in HRM before 17:00"}
+    )
+    replies = iter([good, "{not json"])
+    rows, dropped = synth.build_hard_set(
+        [TARGET, TARGET], TEXTS, lambda p, **k: next(replies), distractors=lambda t: [LOOKALIKE]
+    )
+    assert len(rows) == 1 and len(dropped) == 1 and "malformed reply" in dropped[0].reason
+    assert rows[0]["distractors"] == [{"doc": "l", "start": 0, "end": 40, "chunk": "l#0"}]
+    assert DOC2[rows[0]["start"] : rows[0]["end"]] == "Register in HRM before 17:00"
+    with pytest.raises(ValueError, match="returned the target itself"):
+        synth.build_hard_set([TARGET], TEXTS, lambda p, **k: good, distractors=lambda t: [TARGET])
+    with pytest.raises(ValueError, match="returned no chunk"):
+        synth.build_hard_set([TARGET], TEXTS, lambda p, **k: good, distractors=lambda t: [])
+    with pytest.raises(ValueError, match="which corpus_texts does not hold"):
+        synth.build_hard_set([TARGET], {"l": "x"}, lambda p, **k: good, distractors=lambda t: [LOOKALIKE])
+    with pytest.raises(ValueError, match="targets"):
+        synth.build_hard_set([], TEXTS, lambda p, **k: good, distractors=lambda t: [LOOKALIKE])
+
+
+def _frame():
+    import pandas as pd
+
+    rows = []
+    for i in range(8):
+        for ret in ("bm25", "hybrid"):
+            s = "synthetic-easy" if i < 4 else "synthetic-hard"
+            rows.append({"qid": f"syn-{s[10:]}-{i + 1:03d}", "set": s, "retriever": ret, "R@10": float(i % 2),
+                         "RR@10": 0.5 * (i % 2), "method": None if i < 4 else ("jaccard", "embedding")[i % 2],
+                         "realism": [5, 2, 4, 3, 5, 1, None, 4][i], "question": f"q{i}"})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_filter_view_counts_and_measures_what_the_threshold_keeps():
+    from labkit import synth_data as sd
+
+    v = sd.filter_view(_frame(), threshold=4, method="both", retriever="hybrid")
+    assert v.counts.loc["synthetic-easy"].tolist() == [2, 2]  # ratings 5, 2, 4, 3
+    assert v.counts.loc["synthetic-hard"].tolist() == [2, 2]  # 5, 1, unrated (dropped), 4
+    assert list(v.table.index) == ["synthetic-easy, all", "synthetic-easy, kept", "synthetic-hard, all",
+                                   "synthetic-hard, kept"]  # fmt: skip
+    assert v.table.loc["synthetic-hard, kept", "n"] == 2
+    assert set(v.examples["verdict"]) == {"kept", "dropped"}
+    one = sd.filter_view(_frame(), threshold=1, method="jaccard")
+    assert one.counts.loc["synthetic-hard"].tolist() == [1, 1]  # jaccard rows: i=4 (rated 5) and i=6 (unrated)
+    for bad, msg in (({"threshold": 0}, "threshold must be"), ({"method": "bm25"}, "method must be one of"),
+                     ({"retriever": "x"}, "retriever must be one of")):  # fmt: skip
+        with pytest.raises(ValueError, match=msg):
+            sd.filter_view(_frame(), **bad)
+
+
+def test_as_queries_writes_valid_rows_with_provenance(tmp_path):
+    from labkit import handbook as hb
+    from labkit import synth_data as sd
+    from labkit.data import load_queries
+
+    h = hb.handbook()
+    c = sd.targets()[0]
+    doc = h.corpus[c.doc].text
+    s = c.start_char + doc[c.start_char : c.end_char].index(" ") + 1
+    row = {"question": "q?", "answer": "a", "quote": doc[s : s + 30], "doc": c.doc, "start": s, "end": s + 30,
+           "target": c.id, "set": "hard", "method": "jaccard", "i": 4,
+           "distractors": [{"doc": d.doc, "start": d.start_char, "end": d.end_char, "chunk": d.id}
+                           for d in sd.distractors_for(c, "jaccard")]}  # fmt: skip
+    (q,) = sd.as_queries([row])
+    assert q["qid"] == "syn-hard-005" and q["slice"] == "synthetic-hard" and q["split"] == "dev"
+    assert q["provenance"]["prompt_version"] == sd.PROMPT_VERSION and q["provenance"]["target"] == c.id
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(q) + "\n", encoding="utf-8")
+    (loaded,) = load_queries(path=path)
+    assert (
+        loaded.gold[0].start == s and len(loaded.distractors) == 2 and loaded.extra["provenance"]["method"] == "jaccard"
+    )
