@@ -34,7 +34,7 @@ from labkit import args
 from labkit.chunking import Chunk, check_queries
 from labkit.text import jaccard, terms
 
-__all__ = ["LexicalReader", "TruncatingReader", "build_contexts", "position_accuracy"]
+__all__ = ["LexicalReader", "TruncatingReader", "visible_passages", "build_contexts", "position_accuracy"]
 
 Reader = Callable[[str, Sequence[str]], str]
 
@@ -65,8 +65,29 @@ class LexicalReader:
         return passages[max(range(len(passages)), key=lambda i: (scores[i], passages[i]))]
 
 
+def visible_passages(passages: Sequence[str], window_words: int) -> list[str]:
+    """The leading passages that fit whole in the first ``window_words`` words (words split on whitespace).
+
+    What a reader whose context window holds ``window_words`` words gets to see: passages are taken in order
+    while their running word count stays within the window; the first one that does not fit, and every later
+    one, is cut. A first passage longer than the window leaves nothing visible (an empty list).
+    """
+    window_words = args.whole_number("window_words", window_words)
+    passages = _check_passages(passages)
+    visible, used = [], 0
+    for p in passages:
+        used += len(p.split())
+        if used > window_words:
+            break
+        visible.append(p)
+    return visible
+
+
 class TruncatingReader(LexicalReader):
-    """A :class:`LexicalReader` that only sees the passages that fit whole in its first ``window_words`` words."""
+    """A :class:`LexicalReader` that only sees the passages that fit whole in its first ``window_words`` words.
+
+    The visible passages are :func:`visible_passages`; with fewer passages it also faces fewer distractors.
+    """
 
     def __init__(self, window_words: int = 1000):
         window_words = args.whole_number("window_words", window_words)
@@ -78,12 +99,7 @@ class TruncatingReader(LexicalReader):
         passages = _check_passages(passages)
         if not passages:
             raise ValueError("passages is empty: the reader needs at least one passage")
-        visible, used = [], 0
-        for p in passages:
-            used += len(p.split())
-            if used > self.window_words:
-                break
-            visible.append(p)
+        visible = visible_passages(passages, self.window_words)
         if not visible:
             return ""
         return super().__call__(question, visible)

@@ -69,6 +69,8 @@ CASES = {
     "4.1": (0.4583, 0.6111, {}),  # (1/3 + 1 + 0 + 1/2) / 4; the wrong one forgets q3
     "4.2": (0.25, 0.5, {}),
     "4.3": (22.0, 20.4, {}),  # 75.8 - 53.8 in Liu et al.'s table
+    "4.4": ("Hit rate@k", "MRR", {"runs": {"hybrid": {"q1": ["a"], "q2": list("vwxyzb")}}, "qrels": TINY_QRELS}),
+    "4.5": ("lower", "higher", {"narrow": {1: 0.3353, 10: 0.0}, "wide": {1: 0.2857}}),
     "5.1": (0.25, 0.375, {}),  # two of eight answers split at 256/64
     "5.2": (-(-REMOTE_WORDS // 64), REMOTE_WORDS // 64 - 1, {}),  # a new chunk every 64 words
     "5.3": ((128, 32), (64, 16), {"table": GRID}),

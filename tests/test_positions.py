@@ -4,7 +4,7 @@ import pytest
 
 from labkit.chunking import chunk_corpus, spans_to_qrels
 from labkit.data import load_corpus, load_queries
-from labkit.positions import LexicalReader, TruncatingReader, build_contexts, position_accuracy
+from labkit.positions import LexicalReader, TruncatingReader, build_contexts, position_accuracy, visible_passages
 from labkit.retrieval import BM25Retriever, make_run
 
 
@@ -46,6 +46,22 @@ def test_a_reader_that_always_takes_the_first_passage_is_right_only_at_position_
     assert acc == {1: 1.0, 2: 0.0, 10: 0.0}
 
 
+def test_visible_passages_keep_the_whole_passages_that_fit_in_order():
+    passages = ["a b c", "d e", "f g h i", "j"]
+    assert visible_passages(passages, 5) == ["a b c", "d e"]  # 3 + 2 words; the next would make 9
+    assert visible_passages(passages, 10) == passages
+    assert visible_passages(passages, 2) == []  # the first passage alone is longer than the window
+    assert visible_passages([], 5) == []
+
+
+def test_the_truncating_reader_answers_like_the_full_reader_on_the_visible_passages(setting):
+    contexts, _ = setting
+    full, cut = LexicalReader(), TruncatingReader(window_words=500)
+    for ctx in contexts[:40]:
+        passages = [ctx["gold"], *ctx["distractors"]]
+        assert cut(ctx["question"], passages) == full(ctx["question"], visible_passages(passages, 500))
+
+
 def test_bad_input(setting):
     contexts, texts = setting
     with pytest.raises(ValueError, match="must be a whole number from 1 to 10"):
@@ -56,3 +72,7 @@ def test_bad_input(setting):
         TruncatingReader(0)
     with pytest.raises(ValueError, match="passages is empty"):
         LexicalReader()("q", [])
+    with pytest.raises(ValueError, match="window_words must be"):
+        visible_passages(["a b"], 0)
+    with pytest.raises(ValueError, match=r"passages\[1\] must be a string"):
+        visible_passages(["a b", 3], 10)

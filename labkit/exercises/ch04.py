@@ -22,6 +22,17 @@ def _liu_drop() -> float:
     return round(float(gpt.loc[1, "accuracy"] - gpt.loc[10, "accuracy"]), 1)
 
 
+def _grows_more(runs, qrels) -> str:
+    m = metrics.evaluate(runs["hybrid"], qrels, ("RR@5", "hit@5", "RR@10", "hit@10")).mean
+    hit, mrr = m["hit@10"] - m["hit@5"], m["RR@10"] - m["RR@5"]
+    return "hit rate" if hit > mrr else "MRR" if mrr > hit else "neither"
+
+
+def _compared(narrow, wide) -> str:
+    a, b = float(narrow[1]), float(wide[1])
+    return "higher" if b > a else "lower" if b < a else "same"
+
+
 EXERCISES: dict[str, Exercise] = {
     "4.1": Exercise(
         "MRR@5 of the chapter 04 toy query set",
@@ -38,5 +49,25 @@ EXERCISES: dict[str, Exercise] = {
         _liu_drop,
         "read the accuracy column at positions 1 and 10 of the published table and subtract",
         tol=0.05,
+    ),
+    "4.4": Exercise(
+        "predict which grows more from k=5 to k=10 for the fused retriever: MRR or hit rate",
+        _grows_more,
+        'answer "MRR" or "hit rate": a query whose first relevant chunk is at rank 6-10 adds 1 to hit rate@10 '
+        "but at most 1/6 to its reciprocal rank",
+        objects={
+            "runs": "the chapter's runs {retriever name: run}, with a 'hybrid' run",
+            "qrels": "the chapter's chunk-level qrels",
+        },
+    ),
+    "4.5": Exercise(
+        "predict the accuracy at position 1 of a 2,000-word window against the 1,000-word one: higher, lower, same",
+        _compared,
+        'answer "higher", "lower" or "same": both windows show the gold passage at position 1; the wider one also '
+        "shows more distractors, each one more chance to out-score the gold on word overlap",
+        objects={
+            "narrow": "the 1,000-word reader's accuracy by position, ours[cut.name]",
+            "wide": "the 2,000-word reader's accuracy by position, from the exercise's run cell",
+        },
     ),
 }

@@ -66,6 +66,9 @@ print("labkit agrees")
 # consume:
 
 # %%
+import pandas as pd
+
+from labkit import stats
 from labkit.chunking import chunk_corpus, spans_to_qrels
 from labkit.data import load_corpus, load_queries, load_reference
 from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
@@ -78,20 +81,107 @@ bm25, dense = BM25Retriever(chunks), DenseRetriever(chunks)
 retrievers = {"bm25": bm25, "dense": dense, "hybrid": HybridRetriever([bm25, dense])}
 runs = {name: make_run(r, queries, 20) for name, r in retrievers.items()}
 slice_of = {q.qid: q.slice for q in queries}
-metrics.compare_runs(runs, qrels, slice_of, ("RR@3", "hit@3", "RR@10", "hit@10")).round(4)
+measures = ("RR@3", "hit@3", "RR@10", "hit@10")
+per_query = pd.concat(
+    [metrics.evaluate(run, qrels, measures).per_query.assign(retriever=name) for name, run in runs.items()]
+).reset_index()
+per_query["slice"] = per_query.qid.map(slice_of)
+by_slice = stats.group_means_ci(per_query, ["slice", "retriever"], list(measures))
+widths = pd.DataFrame({m: by_slice[f"{m} high"] - by_slice[f"{m} low"] for m in measures})
+width = widths.groupby(level="slice").mean().mean(axis=1)
+size = per_query[per_query.retriever == "hybrid"].slice.value_counts()
+print("mean width of the intervals per slice:", width.round(3).to_dict())
+smallest = "the smallest slice" if size.idxmin() == width.idxmax() else f"the smallest is {size.idxmin()}"
+print(f"widest on average: {width.idxmax()} ({size[width.idxmax()]} queries; {smallest})")
+stats.fmt_ci_table(by_slice)
 
 # %% [markdown]
-# Read it as two questions. *Did anything useful arrive?* Hit rate@10 is high on every slice for the fused
-# retriever. *Did it arrive first?* MRR@10 is much lower: on `hard` and `real` questions the first useful chunk
-# is often at rank 2–5. If the prompt takes only the top 3, hit rate@3 is the number users feel.
+# Each cell is the mean over the slice's queries (the mean of RR@k is MRR@k) with a **bootstrap 95% interval**:
+# resample the slice's queries with replacement 2,000 times and keep the middle 95% of the resampled means. It
+# says how far the figure could move with another set of questions of the same kind. Its width depends on the
+# number of queries (column `n`) and on how much they differ from one another; the lines above the table say
+# which slice has the widest intervals, and whether it is the smallest.
 #
-# **Which one to watch.** For single-fact questions (most of the `easy` slice), MRR: one chunk answers, and
-# earlier is better. For comparison and two-document questions, neither is enough: the answer needs *several*
-# chunks, so measure Recall@k (chapter 03). Per kind of question, the fused retriever:
+# The intervals are per cell. To compare two retrievers, compare them *on the same queries*: the per-query
+# difference, averaged, with its own interval (a paired comparison). The fused retriever against BM25, hit
+# rate@3:
+
+# %%
+hit3 = per_query.pivot(index="qid", columns="retriever", values="hit@3")
+paired = pd.DataFrame({"slice": hit3.index.map(slice_of), "hybrid - bm25": hit3["hybrid"] - hit3["bm25"]})
+diff = stats.group_means_ci(paired, "slice", "hybrid - bm25")
+apart = [s for s, row in diff.iterrows() if row["hybrid - bm25 low"] > 0 or row["hybrid - bm25 high"] < 0]
+print("slices whose interval excludes 0:", apart or "none")
+stats.fmt_ci_table(diff)
+
+# %% [markdown]
+# An interval that contains 0 means these queries cannot tell the two retrievers apart at hit rate@3.
+#
+# Read the first table as two questions. *Did anything useful arrive?* That is hit rate. *Did it arrive first?* That
+# is MRR, and it is lower than hit rate at the same *k* on every row. The fused retriever's two figures at
+# *k* = 10, side by side:
+
+# %%
+hybrid = per_query[per_query.retriever == "hybrid"].melt(
+    id_vars=["qid", "slice"], value_vars=["hit@10", "RR@10"], var_name="metric", value_name="hit or RR"
+)
+fig = plots.plot_bars_ci(
+    stats.group_means_ci(hybrid, ["slice", "metric"], "hit or RR"),
+    "hit or RR",
+    title="fused retriever: hit rate@10 and MRR@10 per slice, 95% intervals",
+    ylim=(0, 1.25),
+)
+fig.axes[0].legend(ncols=2, loc="upper left", frameon=False, fontsize=8)
+fig
+
+# %% [markdown]
+# The gap between the two bars comes from the queries whose first relevant chunk is found but not at rank 1: one
+# found at rank *r* counts 1 in hit rate and 1/*r* in MRR. Where does the fused retriever put it? Share of each
+# slice's queries:
+
+# %%
+def first_relevant_at(rr):
+    if rr == 0:
+        return "not in top 10"
+    rank = round(1 / rr)
+    return "1" if rank == 1 else "2-5" if rank <= 5 else "6-10"
+
+
+fused = per_query[per_query.retriever == "hybrid"]
+first_at = pd.crosstab(fused.slice, fused["RR@10"].map(first_relevant_at), normalize="index", margins=True)
+first_at.rename_axis(columns="first relevant chunk at rank").round(3)
+
+# %% [markdown]
+# If the prompt takes only the top 3, hit rate@3 is the number users feel; the queries in the `2-5` column are
+# found by hit rate@10 but not all of them by hit rate@3.
+#
+# **Which one to watch.** For single-fact questions, MRR: one chunk answers, and earlier is better. For
+# comparison and two-document questions, neither is enough: the answer needs *several* chunks, so measure
+# Recall@k (chapter 03). Per kind of question, the fused retriever, with intervals (mind `n`):
 
 # %%
 kind_of = {q.qid: q.kind for q in queries}
-metrics.evaluate_by_group(runs["hybrid"], qrels, kind_of, ("RR@10", "hit@10", "R@10")).round(4)
+per_kind = metrics.evaluate(runs["hybrid"], qrels, ("RR@10", "hit@10", "R@10")).per_query.reset_index()
+per_kind["kind"] = per_kind.qid.map(kind_of)
+by_kind = stats.group_means_ci(per_kind, "kind", ["RR@10", "hit@10", "R@10"])
+stats.fmt_ci_table(by_kind)
+
+# %%
+multihop = by_kind.loc["multihop"]
+print(f"multihop: hit@10 = {multihop['hit@10']:.3f} (at least one relevant chunk in the top 10), "
+      f"R@10 = {multihop['R@10']:.3f} (share of all the relevant chunks in the top 10)")
+for kind, row in by_kind.iterrows():
+    if row["hit@10"] == 1:
+        p, low, high = stats.wilson(int(row.n), int(row.n))
+        print(f"{kind}: {int(row.n)} of {int(row.n)} hits; bootstrap interval [{row['hit@10 low']:.3f}, "
+              f"{row['hit@10 high']:.3f}], Wilson interval [{low:.3f}, {high:.3f}]")
+
+# %% [markdown]
+# Two cautions from that table. A kind with a handful of queries (`synthesis`, see `n`) gets an interval so wide
+# that its means say next to nothing. And where every query of a kind is a hit, the bootstrap interval collapses to
+# a single point: resampling hits only ever gives hits, so the interval cannot show a miss the sample never
+# drew. The Wilson interval (`labkit.stats.wilson`), printed above for those rows, is the honest one for a
+# proportion near 0 or 1.
 
 # %% [markdown]
 # ## Why position matters: "lost in the middle"
@@ -100,30 +190,35 @@ metrics.evaluate_by_group(runs["hybrid"], qrels, kind_of, ("RR@10", "hit@10", "R
 # tested it (*Lost in the Middle: How Language Models Use Long Contexts*, TACL 2024): multi-document question
 # answering on NaturalQuestions-Open, one passage with the answer among 19 distractors (the retriever's top
 # results without the answer), the answer passage moved from position 1 to 20. Accuracy follows a **U**:
-# highest when the answer is first or last, up to about 20 points lower in the middle. For GPT-3.5-Turbo the middle
-# positions fall *below its closed-book accuracy* (dotted), i.e. below answering with no documents at all.
-# Their published numbers, plotted as published:
+# highest when the answer is first or last, lowest in the middle. The dotted line is the model's closed-book
+# accuracy, answering with no documents at all. Their published numbers for GPT-3.5-Turbo, plotted as published:
 
 # %%
 liu = load_reference("lost_in_the_middle_liu2024")
-liu[(liu.n_docs == 20) & (liu.model == "GPT-3.5-Turbo (0613)")][["position", "accuracy", "closed_book", "oracle"]]
+gpt = liu[(liu.n_docs == 20) & (liu.model == "GPT-3.5-Turbo (0613)")].set_index("position")
+print("positions below closed-book accuracy:", [p for p, row in gpt.iterrows() if row.accuracy < row.closed_book])
+gpt[["accuracy", "closed_book", "oracle"]]
 
 # %%
 plots.plot_positions(liu, n_docs=20)
 
 # %% [markdown]
-# How big is the dip? The study notes this chapter follows say "more than 30 points"; the published tables we
-# have show less. From the best position to the worst, per model and context size:
+# In the middle of the list, GPT-3.5-Turbo does worse than with no documents at all: the positions printed above
+# the table. How big is the dip? From each model's best position to its worst, per context size:
 
 # %%
 drop = liu.groupby(["model", "n_docs"], sort=False).accuracy.agg(best="max", worst="min")
-drop.assign(drop=drop.best - drop.worst).round(1)
+drop["drop"] = drop.best - drop.worst
+deepest, shallowest = drop["drop"].idxmax(), drop["drop"].idxmin()
+print(f"deepest dip: {deepest[0]} with {deepest[1]} documents, {drop['drop'].max():.1f} points; "
+      f"shallowest: {shallowest[0]}, {drop['drop'].min():.1f} points")
+drop.round(1)
 
 # %% [markdown]
-# The dip is about 22 points for GPT-3.5-Turbo and only about 4 for Claude-1.3: how much a model loses in the
+# That printed range is the one figure this chapter uses for the dip. The study notes this chapter follows say
+# "more than 30 points"; no row of the published tables we have reaches that. How much a model loses in the
 # middle depends on the model, which is exactly why you measure your own.
-
-# %% [markdown]
+#
 # So retrieving the evidence is not enough; *where* it lands in the prompt matters, which is why MRR (and nDCG)
 # stay useful even when several chunks are relevant, and why rerankers put the best chunk first.
 #
@@ -135,7 +230,7 @@ drop.assign(drop=drop.best - drop.worst).round(1)
 # the answer is right when it contains the gold span.
 
 # %%
-from labkit.positions import LexicalReader, TruncatingReader, build_contexts, position_accuracy
+from labkit.positions import LexicalReader, TruncatingReader, build_contexts, position_accuracy, visible_passages
 
 deep = make_run(retrievers["hybrid"], queries, 60)
 contexts = build_contexts(queries, chunks, qrels, deep, n_docs=20)
@@ -145,43 +240,107 @@ print("question:", ctx["question"])
 print("gold passage starts:", ctx["gold"][:80].replace("\n", " "))
 
 # %% [markdown]
-# **We have no language model here** (the workbook runs offline, with no API key), so this notebook does not
-# produce a lost-in-the-middle curve of its own. What it does is check the harness with two deterministic
-# **control readers**, whose curves are known in advance:
+# **The readers here are stand-ins, not language models.** The workbook does have a language model (chapter 00:
+# `labkit.llm`, a local Qwen2.5-Coder model whose recorded answers replay offline, used by chapters 02 and 06),
+# but its answers to this harness have not been recorded yet, so this chapter draws no lost-in-the-middle curve
+# of its own. Putting that model in the harness is planned future work. What this chapter does is check the
+# harness with two deterministic **control readers**, whose curves are known in advance:
 #
 # * a *position-blind* reader answers with the passage sharing the most words with the question: its curve must
 #   be flat, or the harness is broken;
-# * a *truncating* reader does the same but only sees the first 1,000 words of the context, like a model whose
-#   window cuts the prompt: a cliff where the gold passage falls outside the window, not a U.
+# * a *truncating* reader does the same but only sees the passages that fit whole in the first 1,000 words of
+#   the context, like a model whose window cuts the prompt: a cliff where the gold passage falls outside the
+#   window, not a U.
 
 # %%
 texts = {doc_id: doc.text for doc_id, doc in corpus.items()}
 positions = [1, 5, 10, 15, 20]
-ours = {
-    reader.name: position_accuracy(contexts, reader, positions, texts)
-    for reader in (LexicalReader(), TruncatingReader(window_words=1000))
-}
-import pandas as pd
-
+full, cut = LexicalReader(), TruncatingReader(window_words=1000)
+ours = {reader.name: position_accuracy(contexts, reader, positions, texts) for reader in (full, cut)}
 pd.DataFrame(ours).rename_axis("position").round(4)
 
 # %%
 plots.plot_positions(liu, ours, n_docs=20)
 
 # %% [markdown]
-# The flat line proves the harness itself introduces no position effect; the cliff shows the one effect that is
-# pure arithmetic (what does not fit is not read). A U-shape, if your model produces one, comes from the model.
-# To measure yours, pass any callable `reader(question, passages) -> answer` that prompts it with the numbered
-# passages; the workbook's recorded-or-live LLM client arrives with the chapters that need one (02, 06, 08).
+# The flat line shows the harness itself adds no position effect; the cliff is the one effect that is pure
+# arithmetic (what does not fit is not read). A U-shape, if a model produces one, comes from the model. To
+# measure one, pass any callable `reader(question, passages) -> answer` that prompts it with the numbered
+# passages.
 #
+# ## Why the cut reader beats the full one
+#
+# One thing in the table above needs explaining: where the truncating reader sees the gold passage at all, it is
+# right *more* often than the position-blind reader, which sees everything. Both pick the passage with the most
+# words in common with the question; the only difference is how many passages they choose from. First, how many
+# fit in the 1,000-word window:
+
+# %%
+seen = pd.Series([len(visible_passages([c["gold"], *c["distractors"]], cut.window_words)) for c in contexts])
+print(f"the {cut.window_words}-word window holds the first {seen.median():.0f} passages (between {seen.min()} "
+      f"and {seen.max()}) of {len(contexts[0]['distractors']) + 1}")
+
+# %% [markdown]
+# So with the gold passage first, the cut reader chooses among it and the top few distractors, the full reader
+# among it and all 19. Question by question, with the gold passage at position 1:
+
+# %%
+rows = []
+for c in contexts:
+    passages = [c["gold"], *c["distractors"]]
+    full_pick = full(c["question"], passages)
+    rows.append(
+        {
+            "full right": full_pick == c["gold"],
+            "cut right": cut(c["question"], passages) == c["gold"],
+            "full picks position": passages.index(full_pick) + 1,
+            "window holds": len(visible_passages(passages, cut.window_words)),
+        }
+    )
+at_1 = pd.DataFrame(rows)
+assert at_1["full right"].mean() == ours[full.name][1] and at_1["cut right"].mean() == ours[cut.name][1]
+only_cut = at_1[at_1["cut right"] & ~at_1["full right"]]
+only_full = at_1[at_1["full right"] & ~at_1["cut right"]]
+beyond = (only_cut["full picks position"] > only_cut["window holds"]).sum()
+print(f"right only for the cut reader: {len(only_cut)} questions; right only for the full reader: {len(only_full)}")
+print(f"in {beyond} of those {len(only_cut)}, the full reader picked a distractor at position "
+      f"{only_cut['full picks position'].min()}-{only_cut['full picks position'].max()}, outside the window")
+
+# %% [markdown]
+# Every question the cut reader wins is one where a distractor *beyond* its window out-scores the gold passage on
+# word overlap: the full reader falls for it, the cut reader never sees it. The reverse cannot happen: if the
+# gold passage beats all 19 distractors, it also beats the few the window holds. The same effect, measured
+# directly: the position-blind reader with fewer passages in its context (gold first, then the top distractors):
+
+# %%
+typical = int(seen.median())
+by_n = {n: position_accuracy(build_contexts(queries, chunks, qrels, deep, n_docs=n), full, [1], texts)[1]
+        for n in sorted({2, 5, typical, 10, 15, 20})}  # fmt: skip
+print(f"the cut reader, gold at position 1: {ours[cut.name][1]:.4f}; the full reader with {typical} passages: "
+      f"{by_n[typical]:.4f}")
+pd.Series(by_n, name="accuracy, gold at position 1").rename_axis("passages in the context").round(4)
+
+# %% [markdown]
+# Each extra distractor is one more chance to out-score the gold, so accuracy falls as the context grows; the cut
+# reader scores like the row for the number of passages its window usually holds (the line above the table). A
+# short window does not make a reader better:
+# it shields it from distractors it cannot see, and costs it everything when the evidence falls outside. Liu et
+# al.'s table shows the same direction for a real model, more documents and lower accuracy:
+
+# %%
+turbo_16k = liu[(liu.model == "GPT-3.5-Turbo (16K)") & (liu.position == 1)].set_index("n_docs").accuracy
+print(f"GPT-3.5-Turbo (16K), answer at position 1: {turbo_16k[20]:.1f} with 20 documents, "
+      f"{turbo_16k[30]:.1f} with 30")
+
+# %% [markdown]
 # Two practical consequences for a RAG pipeline: put the best chunk first (rank quality matters, so watch MRR and
-# nDCG, not only recall), and keep the context short enough that the evidence is not buried (measure at the *k*
-# the prompt really takes).
+# nDCG, not only recall), and keep the context short enough that the evidence is not buried among distractors
+# (measure at the *k* the prompt really takes).
 #
 # ## What can go wrong
 #
-# * **Measuring hit rate at a *k* the prompt does not take.** Hit rate@10 of the fused retriever is far above its
-#   hit rate@3; if the prompt takes three chunks, report @3.
+# * **Measuring hit rate at a *k* the prompt does not take.** The fused retriever's hit rate@10 is well above its
+#   hit rate@3 on every slice (first table); if the prompt takes three chunks, report @3.
 # * **Duplicates in a fused list** count one chunk twice and can push a hit rate computed by hand above its true
 #   value (a known bug class). `labkit` refuses such a run:
 
@@ -194,6 +353,8 @@ except ValueError as err:
 # %% [markdown]
 # * **Averaging MRR over queries that need several chunks** rewards finding one of them early and says nothing
 #   about the rest; pair it with Recall@k for comparison and multi-hop questions.
+# * **Reading a slice's figure without its interval.** A slice of a few dozen queries moves by several points
+#   from one sample of questions to the next; a difference smaller than that is not a finding.
 #
 # ## Playground
 #
@@ -204,8 +365,9 @@ metrics.compare_runs({n: {q: r[:1] for q, r in run.items()} for n, run in runs.i
                      ("RR@1", "hit@1")).round(4)  # fmt: skip
 
 # %% [markdown]
-# Move *k* and watch MRR@k and hit rate@k per slice and retriever (MRR can only grow with *k*, and so can hit
-# rate; the gap between @3 and @10 is the cost of a small prompt):
+# At *k* = 1 the two metrics are the same number: the first chunk is relevant (RR = 1, hit = 1) or it is not (both
+# 0). Move *k* and watch MRR@k and hit rate@k per slice and retriever (both can only grow with *k*; the gap
+# between @3 and @10 is the cost of a small prompt):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -220,8 +382,10 @@ explorer.result
 #
 # * MRR@k = mean reciprocal rank of the first relevant chunk; hit rate@k = share of queries with one in the top *k*.
 # * Hit rate is the pragmatic first dashboard; MRR when one fact answers; Recall@k when several chunks are needed.
-# * Position matters: Liu et al. measured a U-curve (up to ~23 points lost in the middle). A harness with
-#   position-blind and truncating controls is ready for your model.
+#   Per-slice figures come with intervals; compare retrievers on the same queries.
+# * Position matters: Liu et al. measured a U-curve whose depth depends on the model (the drop table above). The
+#   harness here is checked with position-blind and truncating stand-in readers; a reader that sees fewer
+#   passages faces fewer distractors, which is why the cut reader wins where it sees the evidence.
 #
 # ## Exercises
 #
@@ -247,8 +411,35 @@ check.exercise("4.2", answer_4_2)
 # gold passage at position 1 and at position 10?
 
 # %% tags=["solution"]
-gpt = liu[(liu.n_docs == 20) & (liu.model == "GPT-3.5-Turbo (0613)")].set_index("position")
 answer_4_3 = round(gpt.loc[1, "accuracy"] - gpt.loc[10, "accuracy"], 1)
 
 # %%
 check.exercise("4.3", answer_4_3)
+
+# %% [markdown]
+# **4.4 Predict, then move the slider.** The playground's slider stands at *k* = 5. Before you move it, predict:
+# for the fused retriever over all queries (row `all`, column `hybrid`), which grows more from *k* = 5 to
+# *k* = 10, MRR or hit rate? Write `"MRR"` or `"hit rate"` in `prediction_4_4`. Then note the two figures at 5,
+# move the slider to 10, compare, and run the check.
+
+# %% tags=["solution"]
+prediction_4_4 = "hit rate"  # a first hit at rank 6-10 adds 1 to hit rate, at most 1/6 to the reciprocal rank
+
+# %%
+check.exercise("4.4", prediction_4_4, runs=runs, qrels=qrels)
+
+# %% [markdown]
+# **4.5 Predict, then run.** A reader whose window holds 2,000 words sees about twice as many passages as the
+# 1,000-word one. With the gold passage at position 1 (both readers see it), will its accuracy be higher, lower
+# or the same as the 1,000-word reader's? Write `"higher"`, `"lower"` or `"same"` in `prediction_4_5`, then run
+# the next two cells.
+
+# %% tags=["solution"]
+prediction_4_5 = "lower"  # the wider window also shows more distractors that can out-score the gold
+
+# %%
+wider = position_accuracy(contexts, TruncatingReader(window_words=2000), [1], texts)
+print(f"gold at position 1: {wider[1]:.4f} with a 2,000-word window, {ours[cut.name][1]:.4f} with 1,000 words")
+
+# %%
+check.exercise("4.5", prediction_4_5, narrow=ours[cut.name], wide=wider)
