@@ -8,7 +8,9 @@ character spans (:func:`labkit.chunking.spans_to_qrels`), so no query is ever
 relabelled by hand. Next to Recall@k and nDCG@k per slice, each configuration
 reports what it costs: chunks, words indexed relative to the corpus (overlap
 indexes some words twice), words the reader must read for ``k`` chunks, and
-the split rate on the real gold spans.
+the split rate on the real gold spans. :meth:`ChunkGrid.per_query` keeps the values per query, for
+bootstrap intervals per slice and paired comparisons of two chunkings; :meth:`ChunkGrid.by_slice` lays one
+of them out as a size x overlap grid per slice.
 """
 
 from __future__ import annotations
@@ -177,21 +179,62 @@ class ChunkGrid:
             "split rate": gold_split_rate(self.queries, chunks),
         }
 
-    def table(
-        self,
-        sizes: Sequence[int],
-        overlap_fractions: Sequence[float],
-        k: int | Mapping[int, int] = 10,
-        slice: str = "all",
-    ):
-        """One row per (size, overlap): costs and each retriever's metrics on one slice.
+    def per_query(self, size: int, overlap: int, k: int = 10) -> Any:
+        """One row per query for one chunking: its slice, then R@k, nDCG@k and ER@k of every retriever.
 
-        ``k`` may be a ``{size: k}`` mapping to compare chunkings at an equal reading budget
-        (e.g. ``{64: 20, 128: 10, 256: 5}``: about 1,280 words for the reader each); metric
-        columns are then named with ``@k`` rather than a number.
+        These are the values :meth:`evaluate` averages, kept per query, so that a slice's mean can get a
+        bootstrap interval (:func:`labkit.stats.group_means_ci`) and two chunkings can be compared query by
+        query (a paired difference). Columns are ``slice``, then ``"R@k bm25"``, ``"R@k dense"``,
+        ``"nDCG@k bm25"``, ... (named ``@k`` whatever ``k`` is, so that tables at different ``k`` line up).
+        ER@k is NaN for a query without a gold span of grade >= 2.
         """
         import pandas as pd
 
+        k = self._check_k(k)
+        chunks, qrels, runs = self._get(size, overlap)
+        qids = pd.Index([q.qid for q in self.queries], name="qid")
+        values: dict[str, Any] = {}
+        for name, run in runs.items():
+            cut = {q: r[:k] for q, r in run.items()}
+            scores = metrics.evaluate(cut, qrels, (f"R@{k}", f"nDCG@{k}")).per_query.reindex(qids)
+            values[f"R@k {name}"] = scores[f"R@{k}"]
+            values[f"nDCG@k {name}"] = scores[f"nDCG@{k}"]
+            values[f"ER@k {name}"] = pd.Series(evidence_recall(run, self.queries, chunks, k)).reindex(qids)
+        columns = [f"{m} {name}" for m in ("R@k", "nDCG@k", "ER@k") for name in runs]
+        frame = pd.DataFrame(values, index=qids)[columns]
+        frame.insert(0, "slice", [self.groups[q] for q in qids])
+        return frame
+
+    def by_slice(
+        self,
+        sizes: Sequence[int],
+        overlap_fractions: Sequence[float],
+        column: str = "ER@k dense",
+        k: int | Mapping[int, int] = 10,
+    ):
+        """One row per (size, overlap), one column per slice: the slice's mean of one :meth:`per_query` column.
+
+        The grid of :meth:`table` for every slice at once (``plots.plot_grid`` draws it as one heatmap per
+        slice). ``k`` as in :meth:`table`.
+        """
+        import pandas as pd
+
+        rows = {}
+        for size, overlap, kk in self._configs(sizes, overlap_fractions, k):
+            frame = self.per_query(size, overlap, kk)
+            if column == "slice" or column not in frame.columns:
+                have = [c for c in frame.columns if c != "slice"]
+                raise ValueError(f"column must be one of the per-query columns {have}, got {column!r}")
+            rows[(size, overlap)] = frame.groupby("slice")[column].mean()
+        out = pd.DataFrame(rows).T
+        out.index.names = ["size", "overlap"]
+        out.columns.name = column
+        return out
+
+    def _configs(
+        self, sizes: Sequence[int], overlap_fractions: Sequence[float], k: int | Mapping[int, int]
+    ) -> list[tuple[int, int, int]]:
+        """``(size, overlap, k)`` for every size x overlap fraction, with the arguments checked."""
         sizes = [args.whole_number(f"sizes[{i}]", v) for i, v in enumerate(args.sequence("sizes", sizes))]
         fracs = args.sequence("overlap_fractions", overlap_fractions, example="(0.0, 0.25, 0.5)")
         fracs = [args.finite_number(f"overlap_fractions[{i}]", v, minimum=0) for i, v in enumerate(fracs)]
@@ -209,19 +252,33 @@ class ChunkGrid:
             ks = {size: self._check_k(k[size]) for size in sizes}
         else:
             ks = dict.fromkeys(sizes, self._check_k(k))
+        return [(size, int(size * frac), ks[size]) for size in sizes for frac in fracs]
+
+    def table(
+        self,
+        sizes: Sequence[int],
+        overlap_fractions: Sequence[float],
+        k: int | Mapping[int, int] = 10,
+        slice: str = "all",
+    ):
+        """One row per (size, overlap): costs and each retriever's metrics on one slice.
+
+        ``k`` may be a ``{size: k}`` mapping to compare chunkings at an equal reading budget
+        (e.g. ``{64: 20, 128: 10, 256: 5}``: about 1,280 words for the reader each); metric
+        columns are then named with ``@k`` rather than a number.
+        """
+        import pandas as pd
+
         rows = []
-        for size in sizes:
-            kk = ks[size]
-            for frac in fracs:
-                overlap = int(size * frac)
-                table = self.evaluate(size, overlap, kk, evidence=True)
-                if slice not in table.index:
-                    raise ValueError(f"slice must be one of {list(table.index)}, got {slice!r}")
-                res = table.loc[slice]
-                if isinstance(k, Mapping):
-                    res.index = pd.MultiIndex.from_tuples([(m.split("@")[0] + "@k", r) for m, r in res.index])
-                row = {"size": size, "overlap": overlap, **({"k": kk} if isinstance(k, Mapping) else {})}
-                row.update(self.costs(size, overlap, kk))
-                row.update({f"{m} {r}": v for (m, r), v in res.items()})
-                rows.append(row)
+        for size, overlap, kk in self._configs(sizes, overlap_fractions, k):
+            table = self.evaluate(size, overlap, kk, evidence=True)
+            if slice not in table.index:
+                raise ValueError(f"slice must be one of {list(table.index)}, got {slice!r}")
+            res = table.loc[slice]
+            if isinstance(k, Mapping):
+                res.index = pd.MultiIndex.from_tuples([(m.split("@")[0] + "@k", r) for m, r in res.index])
+            row = {"size": size, "overlap": overlap, **({"k": kk} if isinstance(k, Mapping) else {})}
+            row.update(self.costs(size, overlap, kk))
+            row.update({f"{m} {r}": v for (m, r), v in res.items()})
+            rows.append(row)
         return pd.DataFrame(rows).set_index(["size", "overlap"])

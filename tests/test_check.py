@@ -74,6 +74,8 @@ CASES = {
     "5.1": (0.25, 0.375, {}),  # two of eight answers split at 256/64
     "5.2": (-(-REMOTE_WORDS // 64), REMOTE_WORDS // 64 - 1, {}),  # a new chunk every 64 words
     "5.3": ((128, 32), (64, 16), {"table": GRID}),
+    "5.4": (False, True, {}),  # at size 160 a boundary falls between the header and the Tokyo row
+    "5.5": (False, True, {"table": GRID, "double": GRID.assign(**{"ER@k dense": [0.1, 0.9, 0.1]})}),
     "6.1": (0.67, 0.5, {}),
     "6.2": (0.0, 1.0, {"table": VERDICTS}),
     "6.3": (0.8, 0.72, {}),  # (0.8 + 0.6 - 1) / (0.9 + 0.6 - 1)

@@ -38,3 +38,27 @@ def test_grid_bad_input():
         ChunkGrid(load_corpus(), [])
     with pytest.raises(ValueError, match="must be smaller than size"):
         ChunkGrid(load_corpus(), load_queries(), retrievers=("bm25",)).evaluate(64, 64)
+
+
+def test_per_query_keeps_what_evaluate_averages():
+    grid = ChunkGrid(load_corpus(), load_queries(split="dev"), retrievers=("bm25",))
+    frame = grid.per_query(128, 32, k=10)
+    assert list(frame.columns) == ["slice", "R@k bm25", "nDCG@k bm25", "ER@k bm25"]
+    assert len(frame) == len(grid.queries) and set(frame["slice"]) == {"easy", "hard", "real"}
+    means = grid.evaluate(128, 32, k=10, evidence=True)
+    for slice_name, group in frame.groupby("slice"):
+        assert group["R@k bm25"].mean() == pytest.approx(means.loc[slice_name, ("R@10", "bm25")])
+        assert group["ER@k bm25"].mean() == pytest.approx(means.loc[slice_name, ("ER@10", "bm25")])
+    cells = grid.by_slice((128,), (0.25,), column="ER@k bm25", k=10)
+    assert list(cells.index) == [(128, 32)] and list(cells.columns) == ["easy", "hard", "real"]
+    assert cells.loc[(128, 32), "hard"] == pytest.approx(frame.groupby("slice")["ER@k bm25"].mean()["hard"])
+
+
+def test_per_query_and_by_slice_bad_input():
+    grid = ChunkGrid(load_corpus(), load_queries(split="dev"), retrievers=("bm25",))
+    with pytest.raises(ValueError, match="k must be"):
+        grid.per_query(128, 32, k=0)
+    with pytest.raises(ValueError, match=r"column must be one of the per-query columns \['R@k bm25'"):
+        grid.by_slice((128,), (0.25,), column="ER@k dense")
+    with pytest.raises(ValueError, match="overlap_fractions"):
+        grid.by_slice((128,), (1.0,))
