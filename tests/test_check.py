@@ -53,6 +53,8 @@ REMOTE_WORDS = load_corpus()["hr-remote-work-2025"].n_words
 # number: (right answer, wrong answer, chapter objects)
 CASES = {
     "0.1": (len(load_corpus()), len(load_corpus()) + 1, {}),
+    "0.2": ("1/4", 0.3, {}),  # 1 / log2(16), given as a fraction
+    "0.3": (4, 3, {}),  # rank 3 keeps exactly one half
     "1.1": (0.03151, 0.03227, {}),  # 1/62 + 1/65; the wrong one is D7's score
     "1.2": ("D4", "D7", {}),  # 1/61 + 0.2/64 beats 0.2/61 + 1/63
     "1.3": ("dense", "hybrid", {"table": _by_slice("R@10", {"bm25": 0.3, "dense": 0.6, "hybrid": 0.5})}),

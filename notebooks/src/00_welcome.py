@@ -65,6 +65,18 @@ print(corpus["hr-remote-work-2025"].text[:700])
 # `hard` (built to confuse: look-alike passages, comparisons, two-document questions) and `real` (written the
 # way employees type: short, vague, with typos and follow-ups). Their gold evidence is stored as **character
 # spans** in the documents, so the labels survive any re-chunking (chapter 05).
+#
+# Each gold span carries a **relevance grade** on a 0–3 scale, the scale every chapter uses:
+#
+# | grade | meaning |
+# |---|---|
+# | 3 | the passage states the answer |
+# | 2 | needed to compose the answer, but does not state it alone (say, the other half of a comparison) |
+# | 1 | related: on the topic, useful background, not needed for the answer |
+# | 0 | not relevant |
+#
+# Only grades 1–3 are written down: a passage that no label mentions counts as 0. Metrics that see relevance
+# as yes or no (recall, hit rate) need a threshold on this scale; nDCG uses the grades themselves (chapter 03).
 
 # %%
 queries = load_queries()
@@ -79,14 +91,45 @@ for span in q.gold:
     print(f"gold (grade {span.grade}) in {span.doc}: {span.text(corpus)!r}")
 
 # %% [markdown]
+# The two grade-3 spans state the deadline outright; the grade-2 span is the general rule (register before 17:00
+# on the previous working day) from which the answer follows, but it does not say which day that is for Friday.
+
+# %% [markdown]
 # ## How the chapters work
 #
 # Each chapter opens with the smallest example from the source chapter, written from scratch in a few lines,
 # checks it once against `labkit` (the workbook's helper package), and then runs the same idea on the handbook.
 #
+# **Self-checks.** Exercises end every chapter, and a few sit next to the cell they ask about. Put your answer
+# in place of `None` and run the check: it says *not answered yet*, *correct*, or *not yet* with a hint. The
+# expected value is computed by `labkit` when you check, so it cannot drift from the code. The rules are the
+# same in every chapter:
+#
+# * a **number** counts when it is close enough to the expected value: within the default tolerance printed
+#   below, unless the exercise says otherwise (counts, like the number of documents, must be exact). With that
+#   tolerance two decimals are enough, so `0.33` answers 1/3;
+# * a number may be written as a fraction or a percentage: `0.33`, `"1/3"` and `"33%"` are the same answer;
+# * a **word** ignores case, spaces and a trailing `@k`: `"MRR@k"`, `"mrr"` and `"MRR@3"` are the same answer;
+# * a *not yet* line says how close a number must be, then gives a hint.
+
+# %%
+from labkit.exercises import Exercise
+
+print(f"default tolerance: ±{Exercise.tol:g}; exercise 0.1 (a count): ±{check.EXERCISES['0.1'].tol:g}")
+
+# %% [markdown]
+# Try it: how many documents does the handbook hold?
+
+# %% tags=["solution"]
+answer_0_1 = len(corpus)
+
+# %%
+check.exercise("0.1", answer_0_1)
+
+# %% [markdown]
 # **Sliders.** Every widget wraps a plain function that the chapter calls first, so you always know what the
 # widget computes. Here is the smallest one: how much of a document's gain survives at each rank under nDCG's
-# discount (chapter 03).
+# discount, `1 / log2(rank + 1)` (chapter 03 derives it).
 
 # %%
 import math
@@ -98,6 +141,18 @@ def kept_share(rank):
 
 
 kept_share(3)
+
+# %% [markdown]
+# **Predict, then run.** Some exercises ask you to commit to a guess *before* you move a slider or run a cell,
+# because a number you predicted and got wrong teaches more than one you only read. Two to try on the slider
+# below; write both predictions first, then move the slider and run the check:
+#
+# * **0.2** What share of its gain does a document keep at rank 15 (two decimals)?
+# * **0.3** What is the first rank at which a document keeps *less than half* of its gain?
+
+# %% tags=["solution"]
+prediction_0_2 = 0.25
+prediction_0_3 = 4
 
 # %%
 # NBVAL_IGNORE_OUTPUT
@@ -115,16 +170,17 @@ demo
 # %%
 demo.result
 
-# %% [markdown]
-# **Self-checks.** Exercises end every chapter. Put your answer in place of `None` and run the check: it says
-# *not answered yet*, *correct*, or gives a hint. The expected value is computed by `labkit` when you check,
-# so it cannot drift from the code. Try it: how many documents does the handbook hold?
+# %%
+check.exercise("0.2", prediction_0_2)
+check.exercise("0.3", prediction_0_3)
 
-# %% tags=["solution"]
-answer_0_1 = len(corpus)
+# %% [markdown]
+# The discount falls fast at first and slowly later: most of the loss happens in the first few ranks, which is
+# why moving a relevant passage from rank 2 to rank 1 matters far more to nDCG than moving it from rank 15 to 14:
 
 # %%
-check.exercise("0.1", answer_0_1)
+print(f"from rank 2 to rank 1 a document gains {kept_share(1) - kept_share(2):.4f} of its gain; "
+      f"from rank 15 to rank 14, {kept_share(14) - kept_share(15):.4f}")
 
 # %% [markdown]
 # **Language models.** Some chapters need a language model: to write questions (02), to answer from the passages
@@ -143,20 +199,25 @@ check.exercise("0.1", answer_0_1)
 # error that names the command to record it, never a made-up answer. Here is the switch, and one real answer:
 
 # %%
+import re
+
 from labkit import llm
 from labkit.toys import WELCOME_PROMPT
 
 model = llm.from_env()
 print(f"mode: {model.mode}, model: {model.model}")
 print(WELCOME_PROMPT)
-print("->", model(WELCOME_PROMPT, max_tokens=80))
+answer = model(WELCOME_PROMPT, max_tokens=80)
+print("->", answer)
+sentences = re.findall(r"[.!?](?:\s|$)", answer)
+print(f"({len(sentences)} sentences)")
 
 # %% [markdown]
-# (Asked for two sentences, it wrote three: a small model follows instructions loosely, which later chapters
-# measure rather than hide.) Every recorded response carries its provenance: which weights (by sha256), which
-# runtime and version, the generation settings, the tokens in and out and the seconds it took on the recording
-# machine. The usage table adds those up, so you can see what running a chapter live would cost, here and at a
-# hosted model's prices:
+# (Asked for two sentences, it wrote more, as the count under the answer shows: a small model follows instructions
+# loosely, which later chapters measure rather than hide.) Every recorded response carries its provenance: which
+# weights (by sha256), which runtime and version, the generation settings, the tokens in and out and the seconds it
+# took on the recording machine. The usage table adds those up, so you can see what running a chapter live would
+# cost, here and at a hosted model's prices:
 
 # %%
 record = llm.Replay(model.model).rows[llm.prompt_key(model.model, WELCOME_PROMPT, max_tokens=80)]
