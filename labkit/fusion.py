@@ -26,7 +26,7 @@ from typing import Any
 
 from labkit import args
 
-__all__ = ["rrf", "combsum", "fuse_runs", "hybrid_table"]
+__all__ = ["rrf", "explain_rrf", "combsum", "fuse_runs", "hybrid_table"]
 
 MAX_C = 1_000_000
 """Beyond this, ``1 / (c + rank)`` differs between neighbouring ranks by less than the ties are rounded to."""
@@ -137,6 +137,54 @@ def rrf(
     # fsum is exactly rounded, so a document's score does not depend on the order of the rankings.
     score = {doc: math.fsum(p) for doc, p in parts.items()}
     return _order(score, top_n), score
+
+
+def explain_rrf(
+    rankings: Mapping[str, Sequence[str]],
+    c: float = 60,
+    weights: Sequence[float] | None = None,
+    top_n: int = 5,
+    also: Sequence[str] = (),
+):
+    """Why each document got its fused rank: its rank in every list, what each list gave it, and the sum.
+
+    ``rankings``: ``{name: ranked ids}``, e.g. ``{"bm25": [...], "dense": [...]}``; ``c`` and ``weights`` as for
+    :func:`rrf`. One row per document of the fused top ``top_n``, then one per id of ``also`` (say, the gold
+    chunks) wherever it landed, so a relevant document that fusion pushed down is shown next to the ones that
+    beat it. Columns: ``fused rank``; for each list ``<name> rank`` and ``<name> gives`` (``weight / (c + rank)``,
+    0 when the list does not hold the document, whose rank is then ``<NA>``); and ``score``, their sum. An id of
+    ``also`` that no list holds gets score 0 and no fused rank. Returns a new DataFrame indexed by document id.
+    """
+    import pandas as pd
+
+    args.mapping("rankings", rankings, example='{"bm25": bm25_ids, "dense": dense_ids}')
+    if not rankings:
+        raise ValueError('rankings is empty: give one ranked list per retriever, e.g. {"bm25": [...], "dense": [...]}')
+    names = list(rankings)
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"rankings must be keyed by retriever names (non-empty strings), got {name!r}")
+    lists = _check_rankings([rankings[name] for name in names])
+    w = _check_weights(weights, len(lists))
+    top_n = args.whole_number("top_n", top_n)
+    extra = args.ranking("also", also, example='["hr-parental-leave#5"]')
+    c = _check_c(c)
+    fused, score = rrf(lists, c=c, weights=w)
+    place = {doc: i for i, doc in enumerate(fused, start=1)}
+    shown = list(dict.fromkeys([*fused[:top_n], *extra]))
+    rows = []
+    for doc in shown:
+        row: dict[str, Any] = {"fused rank": place.get(doc)}
+        for name, ranking, weight in zip(names, lists, w, strict=True):
+            rank = ranking.index(doc) + 1 if doc in ranking else None
+            row[f"{name} rank"] = rank
+            row[f"{name} gives"] = weight / (c + rank) if rank is not None and weight > 0 else 0.0
+        row["score"] = score.get(doc, 0.0)
+        rows.append(row)
+    out = pd.DataFrame(rows, index=pd.Index(shown, name="doc"))
+    for col in ["fused rank", *(f"{name} rank" for name in names)]:
+        out[col] = out[col].astype("Int64")
+    return out
 
 
 def combsum(

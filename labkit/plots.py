@@ -167,6 +167,33 @@ def plot_run_comparison(table, metric: str = "R@10", title: str | None = None) -
     return fig
 
 
+def plot_rrf_credit(cs: Sequence[float] = (1, 10, 60, 200), max_rank: int = 30) -> Figure:
+    """What one ranking gives a document under RRF, ``1 / (c + rank)``, against its rank: one line per ``c``.
+
+    Left, the credit itself; right, the same as a share of what rank 1 gets, ``(c + 1) / (c + rank)``: how fast
+    the credit falls with rank, which is what decides a fused order. ``cs``: numbers >= 0 (taught in 01).
+    """
+    cs = args.numbers("cs", cs, allow_empty=False, minimum=0)
+    max_rank = args.whole_number("max_rank", max_rank, minimum=2, maximum=1000)
+    ranks = list(range(1, max_rank + 1))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 3.2))
+    for c in cs:
+        left.plot(ranks, [1 / (c + r) for r in ranks], marker=".", label=f"c = {c:g}")
+        right.plot(ranks, [(c + 1) / (c + r) for r in ranks], marker=".", label=f"c = {c:g}")
+    left.set_yscale("log")
+    left.set_ylabel("1 / (c + rank)  (log scale)")
+    left.set_title("what one list gives a document", fontsize=9)
+    right.set_ylim(0, 1.05)
+    right.set_ylabel("share of rank 1's credit")
+    right.set_title("the same, relative to rank 1", fontsize=9)
+    for ax in (left, right):
+        ax.set_xlabel("rank in that list")
+        ax.legend(fontsize=8, frameon=False)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
 def plot_bars_ci(table, column: str, title: str | None = None, ylim: tuple[float, float] = (0, 1.05)) -> Figure:
     """Bars with 95% interval whiskers from :func:`labkit.stats.group_means_ci`.
 
@@ -215,7 +242,7 @@ def plot_bars_ci(table, column: str, title: str | None = None, ylim: tuple[float
     ax.set_ylabel(column)
     ax.set_title(title or f"{column} per group, with bootstrap 95% intervals", fontsize=10)
     if series != [None]:
-        ax.legend(fontsize=8, frameon=False, ncols=len(series), loc="lower right")
+        ax.legend(fontsize=8, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))  # not over the bars
     fig.tight_layout()
     plt.close(fig)
     return fig

@@ -55,10 +55,24 @@ CASES = {
     "0.1": (len(load_corpus()), len(load_corpus()) + 1, {}),
     "0.2": ("1/4", 0.3, {}),  # 1 / log2(16), given as a fraction
     "0.3": (4, 3, {}),  # rank 3 keeps exactly one half
-    "1.1": (0.03151, 0.03227, {}),  # 1/62 + 1/65; the wrong one is D7's score
-    "1.2": ("D4", "D7", {}),  # 1/61 + 0.2/64 beats 0.2/61 + 1/63
-    "1.3": ("dense", "hybrid", {"table": _by_slice("R@10", {"bm25": 0.3, "dense": 0.6, "hybrid": 0.5})}),
-    "1.4": (2, 3, {"runs": TINY_RUNS, "qrels": TINY_QRELS}),
+    "1.1": ("C", "A", {"lists": [["A", "B", "C", "D", "E"], ["F", "C", "G", "H", "A"]]}),  # rank sums 5 vs 6
+    "1.2": ("no", "yes", {"test_table": pd.DataFrame({"nDCG@10 low": [0.01, -0.007]}, index=["easy", "all"])}),
+    "1.3": (0.65, 0.72, {"dev_table": _by_slice("R@10", {"bm25": 0.65, "dense": 0.6, "hybrid": 0.72})}),
+    "1.4": (0.03151, 0.03227, {}),  # 1/62 + 1/65; the wrong one is D7's score
+    "1.5": ("D4", "D7", {}),  # 1/61 + 0.2/64 beats 0.2/61 + 1/63
+    "1.6": (
+        "dense",
+        "hybrid",
+        {
+            "by_slice": pd.DataFrame(
+                {"R@10": [0.9, 0.3, 0.6, 0.5]},
+                index=pd.MultiIndex.from_tuples(
+                    [("easy", "hybrid"), ("real", "bm25"), ("real", "dense"), ("real", "hybrid")]
+                ),
+            )
+        },
+    ),
+    "1.7": (2, 3, {"runs": TINY_RUNS, "qrels": TINY_QRELS}),
     "3.1": (1 / 3, 0.5, {}),  # one relevant in the top 3, divided by k=3, not by 2
     "3.2": (1.0, 0.25, {}),
     "3.3": (0.8212, 0.5, {}),  # (2 + 3/2) / (3 + 2/log2(3))

@@ -1,12 +1,14 @@
-"""labkit.fusion: the source chapter's RRF printout, no mutation, properties, bad input."""
+"""labkit.fusion: the source chapter's RRF printout, no mutation, properties, bad input; the RRF credit plot."""
 
 import copy
 
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit.fusion import combsum, fuse_runs, rrf
+from labkit.fusion import combsum, explain_rrf, fuse_runs, rrf
+from labkit.plots import plot_rrf_credit
 from labkit.toys import RRF_BM25 as BM25
 from labkit.toys import RRF_DENSE as DENSE
 
@@ -100,3 +102,46 @@ def test_exact_ties_survive_any_order_of_the_rankings():
     rankings = [["d0", "d2", "d1"], ["d0", "d2", "d1"], ["d0", "d2", "d1"], ["d0", "d1"]]
     for order in (rankings, rankings[::-1], [rankings[3], *rankings[:3]]):
         assert rrf(order, c=0)[0] == ["d0", "d1", "d2"]
+
+
+def test_explain_rrf_on_the_source_toy():
+    table = explain_rrf({"bm25": BM25, "dense": DENSE}, top_n=3, also=["D8", "D0"])
+    assert list(table.index) == ["D7", "D4", "D2", "D8", "D0"]  # the top 3, then the extra ids where they landed
+    assert table.loc["D7", "bm25 rank"] == 1 and table.loc["D7", "dense rank"] == 3
+    assert table.loc["D7", "bm25 gives"] == pytest.approx(1 / 61) and table.loc["D7", "score"] == pytest.approx(
+        1 / 61 + 1 / 63
+    )
+    assert table.loc["D8", "fused rank"] == 6 and pd.isna(table.loc["D8", "bm25 rank"])
+    assert table.loc["D8", "bm25 gives"] == 0 and table.loc["D8", "score"] == pytest.approx(1 / 64)
+    assert pd.isna(table.loc["D0", "fused rank"]) and table.loc["D0", "score"] == 0  # in no list
+    assert (table["bm25 gives"] + table["dense gives"]).tolist() == pytest.approx(table["score"].tolist())
+    scores = rrf([BM25, DENSE], c=5, weights=[2, 1])[1]
+    weighted = explain_rrf({"bm25": BM25, "dense": DENSE}, c=5, weights=[2, 1], top_n=7)
+    assert weighted["score"].to_dict() == pytest.approx(scores)
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: explain_rrf([BM25, DENSE]), "rankings must be a dict"),
+        (lambda: explain_rrf({}), "rankings is empty"),
+        (lambda: explain_rrf({"": BM25}), "retriever names"),
+        (lambda: explain_rrf({"bm25": BM25}, also="D7"), "also must be a list"),
+        (lambda: explain_rrf({"bm25": BM25}, top_n=0), "top_n must be"),
+        (lambda: explain_rrf({"bm25": BM25}, c=-1), "c must be a number >= 0"),
+        (lambda: explain_rrf({"bm25": ["a", "a"]}), "more than once"),
+        (lambda: plot_rrf_credit([]), "cs must not be empty"),
+        (lambda: plot_rrf_credit([-1]), "cs[0] must be >= 0"),
+        (lambda: plot_rrf_credit(max_rank=1), "max_rank must be >= 2"),
+    ],
+)
+def test_explain_rrf_and_plot_rrf_credit_bad_input(call, words):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert words in str(info.value)
+
+
+def test_plot_rrf_credit_draws_one_line_per_c_in_each_panel():
+    fig = plot_rrf_credit((1, 60), max_rank=10)
+    assert [len(ax.get_lines()) for ax in fig.axes] == [2, 2]
+    assert fig.axes[1].get_lines()[1].get_ydata()[-1] == pytest.approx(61 / 70)

@@ -365,7 +365,8 @@ CH01_STEM = "01_rrf_hybrid_retrieval"
 def ch01_inputs() -> SimpleNamespace:
     """What 01_rrf_hybrid_retrieval builds before its widgets, rebuilt here once per session (~7 s).
 
-    ``runs`` are each retriever's top 100 per labelled query; ``retrievers`` are the QuestionBox's three.
+    ``runs`` are each retriever's top 100 per **dev** query, ``qrels`` and ``groups`` the dev queries' (the
+    explorer shows the dev split only); ``retrievers`` are the QuestionBox's three.
     The dense vectors come from the committed cache in data/embeddings/, so nothing is embedded but queries.
     """
     from labkit.chunking import chunk_corpus, spans_to_qrels
@@ -373,13 +374,14 @@ def ch01_inputs() -> SimpleNamespace:
     from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
 
     queries = load_queries()
+    dev = [q for q in queries if q.split == "dev"]
     chunks = chunk_corpus(load_corpus(), 128, 32)
     bm25, dense = BM25Retriever(chunks), DenseRetriever(chunks)
     return SimpleNamespace(
         queries={q.qid: q for q in queries},
-        qrels=spans_to_qrels(queries, chunks),
-        groups={q.qid: q.slice for q in queries},
-        runs={"bm25": make_run(bm25, queries, 100), "dense": make_run(dense, queries, 100)},
+        qrels=spans_to_qrels(dev, chunks),
+        groups={q.qid: q.slice for q in dev},
+        runs={"bm25": make_run(bm25, dev, 100), "dense": make_run(dense, dev, 100)},
         retrievers={"bm25": bm25, "dense": dense, "hybrid": HybridRetriever([bm25, dense], c=60)},
     )
 
@@ -398,7 +400,7 @@ class FusionExplorerPage:
     def __init__(self, page, stem: str = CH01_STEM):
         self.page, self.stem = page, stem
         self.root = page.locator(".lk-fusion-explorer")
-        self.c, self.weights, self.qid = 60, {"bm25": 1.0, "dense": 1.0}, "hr-h23"  # as the notebook creates it
+        self.c, self.weights, self.qid = 60, {"bm25": 1.0, "dense": 1.0}, "hr-r09"  # as the notebook creates it
 
     # -- controls
     def slider(self, label: str):

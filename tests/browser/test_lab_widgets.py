@@ -124,7 +124,7 @@ def test_01_rrf_hybrid_retrieval(open_notebook):
     ex.check_control("slider 'c' readout", lambda: ex.readout("RRF constant c"), "200")
     shown = ex.check("slider 'c' (End)", shown)
     ex.press_slider("RRF constant c", "Home")
-    ex.c = 1  # one first place now outweighs agreement
+    ex.c = 1  # a single high rank now counts for more than agreement
     ex.check_control("slider 'c' readout", lambda: ex.readout("RRF constant c"), "1")
     shown = ex.check("slider 'c' (Home)", shown)
     ex.press_slider("RRF constant c", "ArrowRight", times=4)
@@ -147,7 +147,7 @@ def test_01_rrf_hybrid_retrieval(open_notebook):
     shown = ex.check("slider 'weight dense' (End)", shown)
 
     # the query dropdown: the table stays, the fused top 5 is another query's
-    for qid in ("it-e03", "hr-r09"):
+    for qid in ("it-e03", "hr-h06"):  # dev queries (the explorer opens on hr-r09)
         ex.dropdown.select_option(value=f"{qid}: {inp.queries[qid].search_text[:70]}")
         ex.qid = qid
         shown = ex.check(f"dropdown 'query' = {qid}", shown)
