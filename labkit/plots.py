@@ -15,7 +15,14 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from labkit import args, metrics
 
-__all__ = ["plot_gain_discount", "plot_pipeline", "plot_run_comparison", "plot_grid", "plot_positions"]
+__all__ = [
+    "plot_gain_discount",
+    "plot_pipeline",
+    "plot_run_comparison",
+    "plot_triage_by_k",
+    "plot_grid",
+    "plot_positions",
+]
 
 BLUE, ORANGE, GREY, GREEN = "#3b6ea8", "#e08a2c", "#9a9a9a", "#4c9a5b"
 MAX_K = 100
@@ -243,6 +250,47 @@ def plot_bars_ci(table, column: str, title: str | None = None, ylim: tuple[float
     ax.set_title(title or f"{column} per group, with bootstrap 95% intervals", fontsize=10)
     if series != [None]:
         ax.legend(fontsize=8, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))  # not over the bars
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+TRIAGE_COLOURS = {"OK": GREEN, "LUCKY": GREY, "GEN_FAIL": ORANGE, "RET_FAIL": BLUE}
+"""Stacking order of :func:`plot_triage_by_k`, bottom up: right answers first, then the two kinds of failure."""
+
+
+def plot_triage_by_k(sweep, title: str | None = None) -> Figure:
+    """Stacked bars of the triage cells against k: one bar per row of ``sweep`` (index k, a column per cell).
+
+    ``sweep``: ``pd.DataFrame({k: triage.triage(traces_at(k), k) for k in ks}).T``; counts are whole numbers
+    >= 0. Each segment with room for it is labelled with its count.
+    """
+    import pandas as pd
+
+    if not isinstance(sweep, pd.DataFrame) or sweep.empty:
+        raise ValueError("sweep must be a non-empty DataFrame: pd.DataFrame({k: triage.triage(traces_at(k), k)}).T")
+    missing = [c for c in TRIAGE_COLOURS if c not in sweep.columns]
+    if missing:
+        raise ValueError(f"sweep needs a column per triage cell; it lacks {missing} (columns: {list(sweep.columns)})")
+    for cell in TRIAGE_COLOURS:
+        for k, v in sweep[cell].items():
+            args.whole_number(f"sweep[{cell!r}] at k={k}", v, minimum=0)
+    ks = [str(k) for k in sweep.index]
+    total = float(sweep[list(TRIAGE_COLOURS)].sum(axis=1).max()) or 1.0
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.45 * len(ks) + 2.0), 3.2))
+    bottom = [0.0] * len(ks)
+    for cell, colour in TRIAGE_COLOURS.items():
+        values = [float(v) for v in sweep[cell]]
+        ax.bar(ks, values, bottom=bottom, color=colour, label=cell, width=0.8)
+        for i, v in enumerate(values):
+            if v >= 0.06 * total:
+                ax.text(i, bottom[i] + v / 2, f"{v:.0f}", ha="center", va="center", fontsize=7, color="white")
+        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    ax.set_xlabel(f"{sweep.index.name or 'k'} (chunks the generator reads)")
+    ax.set_ylabel("traces")
+    ax.set_title(title or "Triage cells against k", fontsize=10)
+    handles, labels = ax.get_legend_handles_labels()  # listed top down, as the segments are stacked
+    ax.legend(handles[::-1], labels[::-1], fontsize=8, frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
     plt.close(fig)
     return fig

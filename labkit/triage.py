@@ -14,6 +14,11 @@ gold not retrieved  ``LUCKY``         ``RET_FAIL``
 
 ``LUCKY`` answers pass without the evidence: the model answered from what it already knew (or
 guessed). They are right today and unsupported, which is a grounding problem (chapter 06).
+
+What "gold retrieved" means is a choice, and it changes the counts. Here a trace's ``gold`` lists the chunks
+that can answer alone: in :func:`extractive_traces`, the chunks holding a grade-3 span whole. That is hit@k
+with threshold 3, not the hit@k of chapter 04 (threshold 1), which also counts a chunk holding only a piece of
+the answer or only a supporting (grade-2) span.
 """
 
 from __future__ import annotations
@@ -22,9 +27,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from labkit import args
+from labkit import SEED, args
 
-__all__ = ["QUADRANTS", "quadrant", "triage", "priority", "extractive_traces"]
+__all__ = ["QUADRANTS", "quadrant", "triage", "priority", "stage_gap", "drill_down", "extractive_traces"]
 
 QUADRANTS = ("OK", "GEN_FAIL", "LUCKY", "RET_FAIL")
 
@@ -95,6 +100,72 @@ def priority(counts: Mapping[str, int]) -> str:
     return "retrieval" if ret > gen else "generation"
 
 
+def stage_gap(
+    traces: Sequence[Mapping[str, Any]], k: int = 5, by: str = "slice", total: str | None = "all", seed: int = SEED
+) -> Any:
+    """Per group of traces (and overall): the four cells, the gap between the stages with its interval, the priority.
+
+    The gap is ``(GEN_FAIL - RET_FAIL) / traces``: the mean over traces of +1 (``GEN_FAIL``), -1 (``RET_FAIL``)
+    or 0, with a percentile-bootstrap 95 % interval (:func:`labkit.stats.bootstrap_ci`, resampling traces).
+    ``fix first`` is :func:`priority` on the counts; ``clear`` says whether the interval excludes 0. When it
+    does not, these traces cannot tell the two stages apart: a few traces more or fewer could flip the advice,
+    so read the traces before investing. Each trace needs the key ``by`` (e.g. ``"slice"``); ``total`` names
+    the overall row (None for none).
+    """
+    import pandas as pd
+
+    from labkit import stats
+
+    k = args.whole_number("k", k)
+    traces = args.sequence("traces", traces, example="extractive_traces(...) or your own list of trace dicts")
+    if not traces:
+        raise ValueError("traces is empty: nothing to triage")
+    args.text("by", by)
+    groups: dict[str, list[str]] = {}
+    for i, t in enumerate(traces):
+        cell = _quadrant(t, k, f"traces[{i}]")
+        if by not in t:
+            raise ValueError(f"traces[{i}] has no {by!r} to group by: add it to every trace, or pass by=<a key it has>")
+        groups.setdefault(str(t[by]), []).append(cell)
+    if total is not None:
+        if args.text("total", total) in groups:
+            raise ValueError(f"a group is named {total!r}, like the overall row: pass another total= (or None)")
+        groups[total] = [c for cells in list(groups.values()) for c in cells]
+    rows = {}
+    for name in sorted(groups, key=lambda g: (g == total, g)):
+        cells = groups[name]
+        counts = {q: cells.count(q) for q in QUADRANTS}
+        signs = [(c == "GEN_FAIL") - (c == "RET_FAIL") for c in cells]
+        gap, low, high = stats.bootstrap_ci(signs, seed=seed)
+        rows[name] = {"n": len(cells), **counts, "gap": gap, "gap low": low, "gap high": high,
+                      "fix first": priority(counts), "clear": bool(low > 0 or high < 0)}  # fmt: skip
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis(by)
+
+
+def drill_down(trace: Mapping[str, Any], k: int = 5) -> dict[str, Any]:
+    """What one trace shows when you read it: its cell, where its gold chunks sat, the gold span and the answer.
+
+    Returns ``qid``, ``cell``, ``question``, ``gold_ranks`` (each gold chunk's rank among the ``k`` chunks read,
+    or None when it was not read), ``gold_spans`` (the answer text the labels point at, as
+    :func:`extractive_traces` records it), ``answer`` and ``answer_has_span`` (the answer holds a gold span
+    verbatim). Keys a trace does not carry (the source's toy traces have no question) come back empty.
+    """
+    k = args.whole_number("k", k)
+    cell = _quadrant(trace, k, "trace")
+    read = list(trace["retrieved"][:k])
+    spans = args.strings("trace['gold_spans']", trace.get("gold_spans", []), example='["Replacement costs EUR 15."]')
+    answer = trace.get("answer") or ""
+    return {
+        "qid": trace.get("qid", ""),
+        "cell": cell,
+        "question": trace.get("question", ""),
+        "gold_ranks": {g: read.index(g) + 1 if g in read else None for g in trace["gold"]},
+        "gold_spans": spans,
+        "answer": answer,
+        "answer_has_span": any(s in answer for s in spans),
+    }
+
+
 def extractive_traces(
     queries: Sequence[Any],
     run: Mapping[str, Sequence[str]],
@@ -106,8 +177,10 @@ def extractive_traces(
 ) -> list[dict]:
     """Traces of a RAG pipeline whose generator is ``reader`` over the top ``k`` chunks.
 
-    ``answer_pass`` is True when the answer contains a grade-3 gold span verbatim; ``gold`` lists the
-    chunks judged grade 3 for this chunking. Every query needs a ranking in ``run`` (possibly empty).
+    ``answer_pass`` is True when the answer contains a grade-3 gold span verbatim (``gold_spans`` holds their
+    text); ``gold`` lists the chunks judged grade 3 for this chunking, i.e. holding such a span whole. A chunk
+    with only part of the span (grade 1) or a supporting span (grade 2) is not gold here, so "gold retrieved"
+    is hit@k at threshold 3. Every query needs a ranking in ``run`` (possibly empty).
     """
     from labkit.chunking import check_queries
 
@@ -140,6 +213,7 @@ def extractive_traces(
                 "gold": [c for c, g in qrels.get(q.qid, {}).items() if g >= 3],
                 "retrieved": retrieved,
                 "answer": answer,
+                "gold_spans": spans,
                 "answer_pass": any(s in answer for s in spans),
             }
         )

@@ -419,7 +419,8 @@ class TriageExplorer(w.VBox):
     """Slider k and a cell picker: the 2x2 counts, the priority, and example traces of the chosen cell.
 
     Wraps :func:`labkit.triage.triage` and :func:`labkit.triage.priority` over ``traces_at(k)``
-    (a function returning the traces of a pipeline that reads the top ``k`` chunks); each k is cached.
+    (a function returning the traces of a pipeline that reads the top ``k`` chunks); each k is cached. Each
+    example shows what :func:`labkit.triage.drill_down` returns for it, gold span and answer included.
     """
 
     def __init__(self, traces_at, k=5, max_k=20, n_examples=3):
@@ -459,11 +460,15 @@ class TriageExplorer(w.VBox):
         self.table.value = (
             f'<table class="lk-result">{rows}</table><p>fix first: <b class="lk-priority">{html.escape(first)}</b></p>'
         )
-        items = "".join(
-            f'<li class="lk-example" data-qid="{html.escape(t["qid"])}"><b>{html.escape(t["qid"])}</b> '
-            f"{html.escape(t['question'])}<br>gold: <code>{html.escape(', '.join(t['gold']))}</code>; "
-            f"read: <code>{html.escape(', '.join(t['retrieved'][:k]))}</code></li>"
-            for t in chosen
+        items = "".join(  # each example as triage.drill_down reads it: where the gold sat, its span, the answer
+            f'<li class="lk-example" data-qid="{html.escape(d["qid"])}"><b>{html.escape(d["qid"])}</b> '
+            f'{html.escape(d["question"])}<div style="font-size:0.85em;line-height:1.4">gold: <code>'
+            + html.escape(", ".join(f"{g} ({f'rank {r}' if r else 'not read'})" for g, r in d["gold_ranks"].items()))
+            + f"</code>; read: <code>{html.escape(', '.join(t['retrieved'][:k]))}</code><br>gold span: "
+            + (" | ".join(f'<q class="lk-gold-span">{html.escape(s)}</q>' for s in d["gold_spans"]) or "not recorded")
+            + f'<br>answer{"" if d["answer_has_span"] else " (holds no gold span)"}: <q class="lk-answer">'
+            f"{html.escape(d['answer'][:160])}{'…' if len(d['answer']) > 160 else ''}</q></div></li>"
+            for t, d in ((t, self._triage.drill_down(t, k)) for t in chosen)
         )
         self.examples.value = f"<ol>{items}</ol>" if items else "<p>no trace in this cell</p>"
 

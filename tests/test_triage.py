@@ -31,3 +31,105 @@ def test_bad_input(call, words):
     with pytest.raises(ValueError) as info:
         call()
     assert words in str(info.value)
+
+
+def _tiny_traces(k):
+    from labkit.chunking import chunk_document, spans_to_qrels
+    from labkit.data import Query, Span
+
+    text = "the vpn guide says connect before jira and git"
+    chunks = chunk_document("d", text, 4, 1)  # d#0 "the vpn guide says", d#1 "says connect before jira", ...
+    q = Query("q1", "connect before what", "connect before what", "easy", "fact", "dev", (Span("d", 14, 33, 3),))
+    run = {"q1": ["d#0", "d#1", "d#2"]}
+
+    def reader(question, passages):
+        return passages[-1]
+
+    texts = {c.id: c.text for c in chunks}
+    return triage.extractive_traces([q], run, texts, spans_to_qrels([q], chunks), reader, {"d": text}, k)
+
+
+def test_traces_record_the_gold_span_and_drill_down_shows_it():
+    t1, t2 = _tiny_traces(1)[0], _tiny_traces(2)[0]
+    assert t1["gold_spans"] == ["says connect before"] and t1["gold"] == ["d#1"]
+    d1 = triage.drill_down(t1, 1)
+    assert d1["cell"] == "RET_FAIL" and d1["gold_ranks"] == {"d#1": None} and not d1["answer_has_span"]
+    d2 = triage.drill_down(t2, 2)
+    assert d2["cell"] == "OK" and d2["gold_ranks"] == {"d#1": 2} and d2["answer_has_span"]
+    assert d2["question"] == "connect before what" and d2["answer"] == t2["answer"]
+
+
+def test_drill_down_reads_a_toy_trace_without_text():
+    d = triage.drill_down(ROWS[0], 5)
+    assert d == {"qid": "", "cell": "GEN_FAIL", "question": "", "gold_ranks": {"hr-07#2": 1}, "gold_spans": [],
+                 "answer": "", "answer_has_span": False}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: triage.drill_down(ROWS[0], 0), "k must be"),
+        (lambda: triage.drill_down({**ROWS[0], "gold_spans": "a span"}, 5), "gold_spans"),
+        (lambda: triage.drill_down({"gold": ["a"], "retrieved": ["a"]}, 5), "needs 'answer_pass'"),
+    ],
+)
+def test_drill_down_bad_input(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()
+
+
+def test_plot_triage_by_k_draws_one_bar_per_k_and_refuses_bad_sweeps():
+    import pandas as pd
+
+    from labkit import plots
+
+    sweep = pd.DataFrame({k: triage.triage(ROWS, k) for k in (1, 2)}).T.rename_axis("k")
+    fig = plots.plot_triage_by_k(sweep)
+    assert len(fig.axes[0].patches) == 2 * len(triage.QUADRANTS)
+    with pytest.raises(ValueError, match="lacks \\['LUCKY'\\]"):
+        plots.plot_triage_by_k(sweep.drop(columns="LUCKY"))
+    with pytest.raises(ValueError, match="sweep\\['OK'\\] at k=1"):
+        plots.plot_triage_by_k(sweep.assign(OK=[-1, 1]))
+    with pytest.raises(ValueError, match="non-empty DataFrame"):
+        plots.plot_triage_by_k({"OK": 1})
+
+
+def test_the_explorer_shows_each_example_with_its_gold_span_and_answer():
+    from labkit import widgets
+
+    explorer = widgets.TriageExplorer(_tiny_traces, k=1, max_k=3)
+    explorer.cell.value = "RET_FAIL"
+    shown = explorer.examples.value
+    assert '<q class="lk-gold-span">says connect before</q>' in shown and "d#1 (not read)" in shown
+    assert "answer (holds no gold span)" in shown
+    explorer.k.value, explorer.cell.value = 2, "OK"
+    assert "d#1 (rank 2)" in explorer.examples.value and "answer:" in explorer.examples.value
+
+
+def test_stage_gap_counts_each_group_and_says_whether_its_interval_decides():
+    gen = {"gold": ["g"], "retrieved": ["g"], "answer_pass": False}
+    ret = {"gold": ["g"], "retrieved": ["x"], "answer_pass": False}
+    ok = {"gold": ["g"], "retrieved": ["g"], "answer_pass": True}
+    traces = [dict(gen, slice="easy")] * 20 + [dict(ok, slice="easy")] * 5 + [dict(ret, slice="real")] * 3
+    traces += [dict(gen, slice="real")] * 2
+    table = triage.stage_gap(traces, 5)
+    assert list(table.index) == ["easy", "real", "all"]
+    assert table.loc["easy", ["n", "OK", "GEN_FAIL", "RET_FAIL"]].tolist() == [25, 5, 20, 0]
+    assert table.loc["easy", "gap"] == pytest.approx(20 / 25) and table.loc["easy", "clear"]
+    assert table.loc["real", "fix first"] == "retrieval" and not table.loc["real", "clear"]  # 3 vs 2: unresolved
+    assert table.loc["all", "gap"] == pytest.approx((22 - 3) / 30)
+    assert list(triage.stage_gap(traces, 5, total=None).index) == ["easy", "real"]
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: triage.stage_gap(ROWS, 5), "traces\\[0\\] has no 'slice'"),
+        (lambda: triage.stage_gap([dict(ROWS[0], slice="all")], 5), "named 'all'"),
+        (lambda: triage.stage_gap([], 5), "traces is empty"),
+        (lambda: triage.stage_gap([dict(ROWS[0], slice="a")], 0), "k must be"),
+    ],
+)
+def test_stage_gap_bad_input(call, words):
+    with pytest.raises(ValueError, match=words):
+        call()

@@ -12,6 +12,12 @@ def _toy_priority() -> str:
     return triage.priority(triage.triage(toys.TRIAGE_TRACES))
 
 
+def _toy_cells_changed_at_1() -> int:
+    from labkit import triage
+
+    return sum(triage.quadrant(t, 5) != triage.quadrant(t, 1) for t in toys.TRIAGE_TRACES)
+
+
 EXERCISES: dict[str, Exercise] = {
     "7.1": Exercise(
         "triage.priority for the four toy traces",
@@ -24,5 +30,17 @@ EXERCISES: dict[str, Exercise] = {
         "triage.triage(traces_at(10), 10)['GEN_FAIL']",
         tol=0,
         objects={"sweep": "the 2x2 counts per k (one row per k, one column per cell)"},
+    ),
+    "7.3": Exercise(
+        "predict: how many of the four toy traces change cell when k goes from 5 to 1",
+        _toy_cells_changed_at_1,
+        "k only matters for a trace whose gold chunk sits below rank k: where is each toy's gold chunk?",
+        tol=0,
+    ),
+    "7.4": Exercise(
+        "predict: the slice with the most queries that are a hit@5 (threshold 1) but not 'gold retrieved'",
+        lambda definition_gap: str(definition_gap.idxmax()),
+        "the cell's output counts them per slice; which slice's questions need look-alikes or two documents?",
+        objects={"definition_gap": "the per-slice count of queries where the two definitions disagree at k=5"},
     ),
 }

@@ -721,17 +721,21 @@ def ch07_traces(k: int) -> list[dict]:
 
     Same queries, chunks (128/32) and ``make_run(HybridRetriever([bm25, dense]), queries, 20)`` as chapter 04
     (``ch04_runs()["hybrid"]``: c=60, depth 100, made at depth 20), so they are reused; the chunk texts are
-    chapter 01's BM25 retriever's chunks, the qrels chapter 01's ``spans_to_qrels``.
+    chapter 01's BM25 retriever's chunks. The qrels are every query's, made here: chapter 01's cover its dev
+    split only.
     """
     from labkit import triage
+    from labkit.chunking import spans_to_qrels
     from labkit.data import load_corpus
     from labkit.positions import LexicalReader
 
     inp = ch01_inputs()
     queries = list(inp.queries.values())  # load_queries() order
-    texts = {c.id: c.text for c in inp.retrievers["bm25"].chunks}
+    chunks = inp.retrievers["bm25"].chunks
+    texts = {c.id: c.text for c in chunks}
+    qrels = spans_to_qrels(queries, chunks)
     corpus_texts = {d: doc.text for d, doc in load_corpus().items()}
-    return triage.extractive_traces(queries, ch04_runs()["hybrid"], texts, inp.qrels, LexicalReader(), corpus_texts, k)
+    return triage.extractive_traces(queries, ch04_runs()["hybrid"], texts, qrels, LexicalReader(), corpus_texts, k)
 
 
 class TriageExplorerPage:
@@ -774,6 +778,20 @@ class TriageExplorerPage:
 
     def examples(self) -> list[str]:
         return self.root.locator("li.lk-example").evaluate_all("els => els.map(e => e.dataset.qid)")
+
+    def gold_spans(self) -> list[str]:
+        """Each example's gold span(s) as shown, " | "-joined, whitespace collapsed as HTML renders it."""
+        return self.root.locator("li.lk-example").evaluate_all(
+            "els => els.map(e => Array.from(e.querySelectorAll('.lk-gold-span'))"
+            ".map(s => s.textContent.split(/\\s+/).filter(Boolean).join(' ')).join(' | '))"
+        )
+
+    def expected_gold_spans(self) -> list[str]:
+        """labkit's gold spans (``triage.drill_down``) of the examples the widget should show."""
+        from labkit import triage
+
+        traces = [t for t in ch07_traces(self.k) if triage.quadrant(t, self.k) == self.cell][:3]
+        return [" | ".join(" ".join(s.split()) for s in triage.drill_down(t, self.k)["gold_spans"]) for t in traces]
 
     def empty_message(self) -> str:
         return self.EMPTY if self.root.get_by_text(self.EMPTY, exact=True).count() else ""

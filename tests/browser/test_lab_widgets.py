@@ -371,6 +371,7 @@ def test_07_triage(open_notebook):
     ex.check_control(f"slider {label!r} readout", ex.readout, "5")
     ex.check_control(f"toggle {toggle!r}", ex.chosen, ["GEN_FAIL"])
     shown = ex.check("as loaded")
+    ex.check_control("gold spans of the examples (as loaded)", ex.gold_spans, ex.expected_gold_spans())
     save_screenshot(ex.root, stem)
 
     # the cell picker: same k, same counts, another cell's first three traces
@@ -378,6 +379,7 @@ def test_07_triage(open_notebook):
     ex.cell = "OK"
     ex.check_control(f"toggle {toggle!r}", ex.chosen, ["OK"])
     shown = ex.check(f"toggle {toggle!r} = OK", shown)
+    ex.check_control(f"toggle {toggle!r} = OK: gold spans", ex.gold_spans, ex.expected_gold_spans())
     ex.toggle("LUCKY").click()
     ex.cell = "LUCKY"  # 0 for an extractive reader: it cannot be right without the evidence
     ex.check_control(f"toggle {toggle!r}", ex.chosen, ["LUCKY"])
@@ -400,6 +402,7 @@ def test_07_triage(open_notebook):
     ex.cell = "RET_FAIL"
     ex.check_control(f"toggle {toggle!r}", ex.chosen, ["RET_FAIL"])
     ex.check(f"toggle {toggle!r} = RET_FAIL", shown)
+    ex.check_control(f"toggle {toggle!r} = RET_FAIL: gold spans", ex.gold_spans, ex.expected_gold_spans())
 
 
 # ---------------------------------------------------------------- 09_router_eval
