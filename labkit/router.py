@@ -11,7 +11,9 @@ cheapest passing model.
 For RAG requests the prompt length depends on ``k`` and the chunk size, so a hard filter drops
 models whose context window is too small. Filtering on an estimate (characters / 4) instead of a
 real token count can drop a model that fits or keep one that overflows: :func:`window_filter_errors`
-counts both.
+counts both, and the filter's **recall**: the share of requests for which the right model (the cheapest
+one whose window really holds the prompt) survives the filter. The source defines that recall with the
+cheapest *passing* model; without pass labels, a model that holds the prompt stands in for one that passes.
 """
 
 from __future__ import annotations
@@ -150,8 +152,14 @@ def window_filter_errors(
 ) -> dict[str, Any]:
     """How often filtering on an estimate picks a different cheapest model than the true token count.
 
-    ``overflow``: the estimate picks a model whose window is smaller than the real prompt (the
-    prompt would be cut). ``overpay``: the estimate drops a model that fits and picks a pricier one.
+    The filter keeps every model whose window holds the *estimated* prompt, then the cheapest one kept is
+    chosen. ``overflow``: the chosen model's window is smaller than the real prompt (the prompt would be cut).
+    ``overpay``: the estimate drops a model that fits and the choice is a pricier one. ``recall``: among the
+    requests some model can hold, the share for which the right model (the cheapest whose window holds the
+    real prompt) survives the filter; ``None`` when no request fits any model. When no two models cost the
+    same, a request that loses its right model is overpaid, so ``recall == 1 - overpay`` whenever every request
+    fits some model: the filter's recall failures are its overpays, and its overflows are failures of the other
+    kind (it kept a model it should have dropped).
     """
     true_tokens = _token_counts("true_tokens", true_tokens)
     estimated = _token_counts("estimated", estimated)
@@ -161,15 +169,23 @@ def window_filter_errors(
         raise ValueError("no requests given")
     cost = _check_cost(cost)
     windows = _check_windows(windows, cost)
-    overflow = overpay = 0
+    overflow = overpay = kept = fitting = 0
     for t, e in zip(true_tokens, estimated, strict=True):
         right, chosen = _cheapest(t, windows, cost), _cheapest(e, windows, cost)
+        if right is not None:
+            fitting += 1
+            kept += windows[right] >= e
         if chosen is not None and windows[chosen] < t:
             overflow += 1
         elif chosen != right and right is not None and (chosen is None or cost[chosen] > cost[right]):
             overpay += 1
     n = len(true_tokens)
-    return {"requests": n, "overflow": overflow / n, "overpay": overpay / n}
+    return {
+        "requests": n,
+        "overflow": overflow / n,
+        "overpay": overpay / n,
+        "recall": kept / fitting if fitting else None,
+    }
 
 
 def rag_prompts(
@@ -204,7 +220,8 @@ def routing_at_k(
     """What one ``k`` costs: prompt sizes, the cheapest model that fits, the price, and the filter's errors.
 
     ``$ per 1k requests`` averages over the requests some model can take (NaN when none can); the
-    ``share to`` columns count the others as going nowhere.
+    ``share to`` columns count the others as going nowhere. ``filter recall``, ``filter overflow`` and
+    ``filter overpay`` are those of :func:`window_filter_errors` (recall NaN when no request fits any model).
     """
     import numpy as np
 
@@ -229,5 +246,12 @@ def routing_at_k(
     }
     row.update({f"share to {m}": sum(c == m for c in chosen) / len(chosen) for m in windows})
     errors = window_filter_errors(true_list, est_list, windows, cost)
-    row.update({"filter overflow": errors["overflow"], "filter overpay": errors["overpay"]})
+    recall = errors["recall"]
+    row.update(
+        {
+            "filter recall": float("nan") if recall is None else recall,
+            "filter overflow": errors["overflow"],
+            "filter overpay": errors["overpay"],
+        }
+    )
     return row

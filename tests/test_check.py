@@ -106,6 +106,8 @@ CASES = {
     "9.1": (0.55, 0.6, {}),  # (3/log2(3) + 2/2) / (3 + 2/log2(3) + 2/2)
     "9.2": (0.175, 2.675, {}),  # regrets 0.3, 0.4, 0 and 0 once r3 tries large first (10 before)
     "9.3": (0.948, 0.4, {"by_k": BY_K}),
+    "9.4": (1.0, 0.81, {}),  # nano last: r4's top 3 are mini, mid, large (3, 2, 2), the ideal; 0.81 is before
+    "9.5": ("lower", "same", {"by_k": pd.DataFrame({"filter recall": [1.0]}, [10]), "at_11": {"filter recall": 0.77}}),
 }
 
 

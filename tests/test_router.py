@@ -34,7 +34,25 @@ def test_window_filter():
     assert router.cheapest_fitting(90, windows, cost) == "small"
     assert router.cheapest_fitting(5000, windows, cost) is None
     errors = router.window_filter_errors([110, 90, 500], [95, 120, 500], windows, cost)
-    assert errors == {"requests": 3, "overflow": pytest.approx(1 / 3), "overpay": pytest.approx(1 / 3)}
+    assert errors == {
+        "requests": 3,
+        "overflow": pytest.approx(1 / 3),  # 110 tokens estimated at 95: "small" kept, the prompt is cut
+        "overpay": pytest.approx(1 / 3),  # 90 tokens estimated at 120: "small" dropped, "big" paid for
+        "recall": pytest.approx(2 / 3),  # the right model survives for 110 and 500, not for 90
+    }
+
+
+def test_filter_recall_leaves_out_requests_no_model_holds_and_equals_one_minus_overpay():
+    windows = {"small": 100, "big": 1000}
+    cost = {"small": 1.0, "big": 5.0}
+    errors = router.window_filter_errors([5000, 90, 50], [5000, 120, 40], windows, cost)
+    assert errors["recall"] == pytest.approx(1 / 2)  # 5000 fits nothing: out of the denominator
+    assert router.window_filter_errors([5000], [10], windows, cost)["recall"] is None
+    true, est = [80, 95, 99, 101, 120, 900, 990], [70, 101, 99, 99, 130, 1001, 980]
+    errors = router.window_filter_errors(true, est, windows, cost)
+    assert errors["recall"] == pytest.approx(1 - errors["overpay"])
+    row = router.routing_at_k(true, est, windows, cost)
+    assert row["filter recall"] == errors["recall"] and row["filter overpay"] == errors["overpay"]
 
 
 @pytest.mark.parametrize(

@@ -551,6 +551,17 @@ def ch04_runs() -> dict[str, dict[str, list[str]]]:
     return {name: make_run(r, queries, 20) for name, r in inp.retrievers.items()}
 
 
+@functools.cache
+def ch04_judgements() -> tuple[dict[str, dict[str, int]], dict[str, str]]:
+    """The ``qrels`` and slices 04's CutoffExplorer gets: every query's (chapter 01's cover its dev split only)."""
+    from labkit.chunking import spans_to_qrels
+
+    inp = ch01_inputs()
+    queries = list(inp.queries.values())
+    qrels = spans_to_qrels(queries, inp.retrievers["bm25"].chunks)
+    return qrels, {q.qid: q.slice for q in queries}
+
+
 class CutoffExplorerPage:
     """The 04 explorer (``labkit.widgets.CutoffExplorer``) on the page, with the state the test put it in."""
 
@@ -576,9 +587,9 @@ class CutoffExplorerPage:
         return f"k={self.k}"
 
     def expected(self) -> dict[str, str]:
-        inp, k = ch01_inputs(), self.k
+        (qrels, groups), k = ch04_judgements(), self.k
         cut = {name: {q: r[:k] for q, r in run.items()} for name, run in ch04_runs().items()}
-        table = metrics.compare_runs(cut, inp.qrels, inp.groups, (f"RR@{k}", f"hit@{k}"))
+        table = metrics.compare_runs(cut, qrels, groups, (f"RR@{k}", f"hit@{k}"))
         return {f"{m}|{n}|{group}": fmt(v) for group, row in table.iterrows() for (m, n), v in row.items()}
 
     # -- checks
