@@ -103,6 +103,8 @@ CASES = {
     "8.1": (0.454, 0.9, {"scorecard": _by_slice("R@3", {"bm25": 0.31, "hybrid": 0.4541})}),
     "8.2": (0.625, 0.9, {"rewrite_table": REWRITES}),
     "8.3": (0.333, 0.5, {"by_kind": BY_KIND}),
+    "8.4": ("Down", "up", {"more_chunks": pd.DataFrame({3: [0.5, 0.346], 5: [0.6, 0.269]}, index=["hard", "real"])}),
+    "8.5": ("yes", "no", {"paired": (0.067, 0.004, 0.132)}),  # the interval excludes 0
     "9.1": (0.55, 0.6, {}),  # (3/log2(3) + 2/2) / (3 + 2/log2(3) + 2/2)
     "9.2": (0.175, 2.675, {}),  # regrets 0.3, 0.4, 0 and 0 once r3 tries large first (10 before)
     "9.3": (0.948, 0.4, {"by_k": BY_K}),

@@ -15,7 +15,7 @@ import dataclasses
 import pandas as pd
 
 import labkit
-from labkit import check, fusion, metrics, plots, triage
+from labkit import check, fusion, metrics, plots, stats, triage
 
 labkit.setup()
 
@@ -30,10 +30,15 @@ labkit.setup()
 # 2. **hybrid retrieval**: BM25 and MiniLM dense retrieval fused with RRF, *c* = 60 (chapter 01),
 # 3. a **reader** that gets the top **3** chunks and writes the answer.
 #
-# This workbook calls no language model, so the reader is the deterministic extractive baseline of chapters
+# This workbook calls no language model, so the reader is the deterministic extractive stand-in of chapters
 # 04 and 07: it answers with the passage that shares the most words with the question, and an answer passes
-# when it contains the gold evidence verbatim. It is a stand-in with the same interface as a model plus a
-# judge; every retrieval number below is what a model-backed bot would see too.
+# when it contains the gold evidence verbatim. It has the same interface as a model plus a judge. Every
+# retrieval number below is what a model-backed bot would see too; every number about the answers describes
+# this stand-in, not a language model.
+#
+# The slices are small (counted in step 1) and some groups further on are smaller still, so every per-group
+# figure comes with a bootstrap 95 % interval (`labkit.stats.group_means_ci`: resample the group's queries
+# 2,000 times, seeded).
 
 # %%
 from labkit.chunking import chunk_corpus, spans_to_qrels
@@ -75,11 +80,17 @@ pd.crosstab(labelled["slice"], labelled["kind"], margins=True)
 # %%
 groups = {q.qid: q.slice for q in queries}
 at_10 = {name: {qid: ranking[:10] for qid, ranking in run.items()} for name, run in runs.items()}
-scorecard = metrics.compare_runs(at_10, qrels, groups, (f"hit@{READ_K}", f"R@{READ_K}", "R@10", "RR@10", "nDCG@10"))
-scorecard.round(3)
+measures = (f"hit@{READ_K}", f"R@{READ_K}", "R@10", "RR@10", "nDCG@10")
+scorecard = metrics.compare_runs(at_10, qrels, groups, measures)
+per_retriever = {name: metrics.evaluate(run, qrels, measures).per_query for name, run in at_10.items()}
+per_query_all = pd.concat(
+    [frame.assign(slice=frame.index.map(groups), retriever=name) for name, frame in per_retriever.items()]
+)
+scorecard_ci = stats.group_means_ci(per_query_all, ["slice", "retriever"], list(measures))
+stats.fmt_ci_table(scorecard_ci)
 
 # %%
-plots.plot_run_comparison(scorecard, "R@10", "Recall@10 per slice: the synthetic-vs-real gap")
+plots.plot_bars_ci(scorecard_ci, "R@10", "Recall@10 per slice and retriever, with bootstrap 95% intervals")
 
 # %% [markdown]
 # ### Pitfall: trusting the synthetic slice
@@ -89,30 +100,39 @@ plots.plot_run_comparison(scorecard, "R@10", "Recall@10 per slice: the synthetic
 # %%
 r10 = scorecard["R@10"]
 for name in r10.columns:
-    print(f"{name:7} R@10  easy {r10.loc['easy', name]:.3f}   real {r10.loc['real', name]:.3f}   "
-          f"gap {r10.loc['easy', name] - r10.loc['real', name]:+.3f}")  # fmt: skip
+    easy, real, hard = (scorecard_ci.loc[(s, name)] for s in ("easy", "real", "hard"))
+    apart = easy["R@10 low"] > real["R@10 high"]
+    print(f"{name:7} R@10  easy {stats.fmt_ci(easy['R@10'], easy['R@10 low'], easy['R@10 high'])}   "
+          f"real {stats.fmt_ci(real['R@10'], real['R@10 low'], real['R@10 high'])}   "
+          f"gap {easy['R@10'] - real['R@10']:+.3f}, intervals apart: {apart};   "
+          f"hard {hard['R@10']:.3f}, interval overlaps real's: "
+          f"{hard['R@10 low'] <= real['R@10 high'] and real['R@10 low'] <= hard['R@10 high']}")  # fmt: skip
 
 # %% [markdown]
 # The same shape as the source's bot: questions written by looking at a passage borrow its words, so every
-# retriever looks good on them. Only the handwritten slice shows what users would get, and the `hard` slice
-# (look-alikes, comparisons, two documents) is harder still. Before concluding anything from synthetic
-# questions, add a few dozen real ones (from logs, when you have them) and report the slices side by side.
+# retriever looks good on them, and the intervals of the easy and the handwritten slice do not even overlap
+# (printed per retriever). The `hard` slice (look-alikes, comparisons, two documents) scores about as
+# low as `real`: its interval overlaps real's. Only the handwritten slice shows what users would get. Before
+# concluding anything from synthetic questions, add a few dozen real ones (from logs, when you have them) and
+# report the slices side by side.
 #
 # ### Pitfall: measuring at the wrong *k*
 #
 # Recall@10 is the flattering number; the reader gets three chunks.
 
 # %%
-wrong_k = pd.DataFrame(
-    {"R@10": scorecard[("R@10", "hybrid")], f"R@{READ_K}": scorecard[(f"R@{READ_K}", "hybrid")]}
-).assign(lost=lambda t: t["R@10"] - t[f"R@{READ_K}"])
-wrong_k.round(3)
+hybrid_rows = per_retriever["hybrid"].assign(slice=lambda t: t.index.map(groups))
+hybrid_rows["lost"] = hybrid_rows["R@10"] - hybrid_rows[f"R@{READ_K}"]
+wrong_k = stats.group_means_ci(hybrid_rows, "slice", ["R@10", f"R@{READ_K}", "lost"])
+print(f"all queries: R@10 {hybrid_rows['R@10'].mean():.3f}, R@{READ_K} {hybrid_rows[f'R@{READ_K}'].mean():.3f}, "
+      f"lost {hybrid_rows['lost'].mean():.3f}")  # fmt: skip
+stats.fmt_ci_table(wrong_k)
 
 # %% [markdown]
 # The `lost` column is the share of relevant chunks that sit at ranks 4–10: retrieved by the usual measure,
-# never read by this bot. About a quarter overall, more on the hard and real slices. Report the metric at the
-# *k* the next stage consumes, or raise *k* and pay for it in tokens and in lost-in-the-middle errors
-# (chapter 04).
+# never read by this bot. The line above gives it for all queries; the table shows it is largest on the `hard`
+# slice and smallest on `easy`. Report the metric at the *k* the next stage consumes, or raise *k* and pay for
+# it in tokens and in lost-in-the-middle errors (chapter 04).
 #
 # ### Pitfall: the wrong metric for the question type
 #
@@ -123,26 +143,27 @@ wrong_k.round(3)
 # %%
 from labkit.grid import evidence_recall
 
-per_query = metrics.evaluate(at_10["hybrid"], qrels, ("hit@10", "RR@10", "R@10")).per_query
 evidence = pd.Series(evidence_recall(runs["hybrid"], queries, chunks, 10), name="evidence recall@10")
-by_kind = per_query.join(evidence).assign(
-    kind=lambda t: t.index.map({q.qid: q.kind for q in queries}),
-    **{"all evidence@10": lambda t: (t["evidence recall@10"] >= 1).astype(float)},
+by_kind = (
+    metrics.evaluate(at_10["hybrid"], qrels, ("hit@10", "RR@10", "R@10"))
+    .per_query.join(evidence)
+    .assign(
+        kind=lambda t: t.index.map({q.qid: q.kind for q in queries}),
+        **{"all evidence@10": lambda t: (t["evidence recall@10"] >= 1).astype(float)},
+    )
 )
-by_kind.groupby("kind").agg(
-    queries=("hit@10", "size"),
-    **{m: (m, "mean") for m in ("hit@10", "RR@10", "R@10", "evidence recall@10", "all evidence@10")},
-).round(3)
+stats.fmt_ci_table(stats.group_means_ci(by_kind, "kind", ["hit@10", "RR@10", "all evidence@10"]))
 
 # %% [markdown]
-# Hit rate says the comparison and multi-hop questions are served about as well as facts (one gold chunk
-# is in the top 10 for nearly all of them). The last column says otherwise: far fewer of them have *all* their
-# evidence retrieved, and an answer that compares two policies from one of them will be wrong or half-right.
-# Optimising MRR here would move the wrong number.
+# Hit rate says the comparison and multi-hop questions are served about as well as facts: one gold chunk is in
+# the top 10 for nearly all of them. The last column says otherwise: far fewer of them have *all* their
+# evidence retrieved (their intervals lie below the facts' one), and an answer that compares two policies from
+# one of them will be wrong or half-right. Optimising MRR here would move the wrong number. (The `synthesis`
+# row holds four queries: its interval spans almost everything, so it says nothing yet.)
 #
 # ### Pitfall: forgetting the query-rewriting step
 #
-# In a conversation, *"and for probation staff?"* means nothing on its own. The 32 conversational queries of the
+# In a conversation, *"and for probation staff?"* means nothing on its own. The conversational queries of the
 # `real` slice carry the turns before them (`history`) and the standalone question a rewriting step should
 # produce (`rewritten`, handwritten by the query authors: what a good LLM rewriter would output). Retrieving
 # with each:
@@ -157,49 +178,77 @@ variants = {
     "rewritten": conversational,
 }
 conv_qrels = {q.qid: qrels[q.qid] for q in conversational}
-rewrite_table = pd.DataFrame(
-    {
-        (variant, name): metrics.evaluate(make_run(retriever, qs, 10), conv_qrels, ("hit@10", "R@10", "RR@10")).mean
+rewrite_rows = pd.concat(
+    [
+        metrics.evaluate(make_run(retriever, qs, 10), conv_qrels, ("hit@10", "R@10", "RR@10")).per_query.assign(
+            variant=variant, retriever=name
+        )
         for variant, qs in variants.items()
         for name, retriever in {"bm25": bm25, "hybrid": hybrid}.items()
-    }
-).T
-rewrite_table.round(3)
+    ]
+)
+rewrite_table = stats.group_means_ci(rewrite_rows, ["variant", "retriever"], ["hit@10", "R@10", "RR@10"])
+print(f"{len(conversational)} conversational queries")
+stats.fmt_ci_table(rewrite_table)
+
+# %%
+hyb = rewrite_table.xs("hybrid", level="retriever")
+typed, glued, rewritten = (hyb.loc[v] for v in variants)
+print(f"hybrid R@10: as typed {typed['R@10']:.3f} = {typed['R@10'] / rewritten['R@10']:.0%} of the rewritten "
+      f"questions' {rewritten['R@10']:.3f}; with the history glued in front {glued['R@10']:.3f}")
+print(f"as typed, no gold chunk in the top 10 for {1 - typed['hit@10']:.1%} of the follow-ups "
+      f"({round((1 - typed['hit@10']) * len(conversational))} of {len(conversational)})")
+for name in ("bm25", "hybrid"):
+    a, b = rewrite_table.loc[("follow-up as typed", name)], rewrite_table.loc[("rewritten", name)]
+    print(f"{name}: R@10 intervals of 'as typed' and 'rewritten' overlap: {a['R@10 high'] >= b['R@10 low']}")
 
 # %% [markdown]
-# As typed, the follow-ups retrieve little more than half the evidence the rewritten questions do (R@10), and
-# for over a third of them no gold chunk is in the top 10 at all. Gluing the history in front recovers only
-# part of the gap. The rewritten questions are what every other table in this notebook used. In production the
-# rewrite is a model call that can fail on its own, so **log the rewritten query** and evaluate that step by
-# itself (compare it with a handwritten rewrite, as here).
+# As typed, the follow-ups retrieve a little over half the evidence the rewritten questions do, and for over a
+# third of them no gold chunk is in the top 10 at all. Gluing the history in front recovers only part of the
+# gap. With so few queries the intervals are wide, but those of the typed and rewritten questions do not
+# overlap (printed above). The rewritten questions are what every other table in this notebook used. In
+# production the rewrite is a model call that can fail on its own, so **log the rewritten query** and evaluate
+# that step by itself (compare it with a handwritten rewrite, as here).
 #
 # ### Pitfall: treating chunking as fixed
 #
 # Chapter 05 measures this properly (a grid on dev, confirmed on test). One line of it here, for the hybrid at
-# an equal reading budget (the reader gets the same number of words: 20 × 64, 10 × 128 or 5 × 256), as the
-# share of gold evidence held whole by a retrieved chunk:
+# an equal reading budget (the reader gets the same number of words: 20 × 64, 10 × 128 or 5 × 256, each with
+# a quarter of overlap), as the share of gold evidence held whole by a retrieved chunk, per query, so the
+# chunkings can be compared query by query:
 
 # %%
-from labkit.grid import ChunkGrid
+def hybrid_run(chunking, depth=100):
+    return fusion.fuse_runs(
+        [make_run(BM25Retriever(chunking), queries, depth), make_run(DenseRetriever(chunking), queries, depth)],
+        c=60,
+        top_n=depth,
+    )
 
-grid = ChunkGrid(corpus, queries, retrievers=("hybrid",))
+
 budget = {64: 20, 128: 10, 256: 5}
-chunking_line = pd.DataFrame(
-    {
-        f"{size} words, k={k}": grid.evaluate(size, size // 4, k, evidence=True)[(f"ER@{k}", "hybrid")]
-        for size, k in budget.items()
-    }
-)
-chunking_line.round(3)
+evidence_by_chunking = {}
+for size, k in budget.items():
+    chunking = chunks if size == 128 else chunk_corpus(corpus, size, size // 4)
+    run = runs["hybrid"] if size == 128 else hybrid_run(chunking)
+    evidence_by_chunking[f"{size} words, k={k}"] = pd.Series(evidence_recall(run, queries, chunking, k))
+chunking_rows = pd.DataFrame(evidence_by_chunking).assign(slice=lambda t: t.index.map(groups))
+names = list(evidence_by_chunking)
+chunking_rows["128 - 64"] = chunking_rows[names[1]] - chunking_rows[names[0]]
+chunking_rows["256 - 128"] = chunking_rows[names[2]] - chunking_rows[names[1]]
+stats.fmt_ci_table(stats.group_means_ci(chunking_rows, "slice", [*names, "128 - 64", "256 - 128"]))
 
 # %% [markdown]
-# Same retriever, same queries, same number of words read: the evidence recall moves with the chunking alone, by
-# different amounts per slice. Swapping the embedding model is the expensive experiment; try chunking first.
+# Same retriever, same queries, same number of words read: the evidence recall moves with the chunking alone.
+# The last two columns are the paired differences (each query against itself): going from 64- to 128-word
+# chunks helps on every slice (those intervals exclude zero), while going on to 256 words changes nothing these
+# queries can resolve. Swapping the embedding model is the expensive experiment; try chunking first.
 #
 # ## Step 3 · The answers, scored separately
 #
-# With the reader on the hybrid's top 3, the share of answers that pass, per slice, next to the retrieval
-# number the reader depends on:
+# With the reader on the hybrid's top 3, the share of answers that pass, per slice, next to two retrieval
+# numbers the reader depends on: hit@3 as chapter 04 defines it (any chunk graded ≥ 1 in the top 3), and the
+# stricter one chapter 07 uses for triage (a chunk holding a grade-3 span whole: hit@3 at threshold 3).
 
 # %%
 from labkit.positions import LexicalReader
@@ -207,31 +256,74 @@ from labkit.positions import LexicalReader
 texts = {c.id: c.text for c in chunks}
 corpus_texts = {d: doc.text for d, doc in corpus.items()}
 traces = triage.extractive_traces(queries, runs["hybrid"], texts, qrels, LexicalReader(), corpus_texts, READ_K)
-answers = pd.DataFrame([{"slice": t["slice"], "pass": t["answer_pass"]} for t in traces])
-stages = pd.DataFrame(
-    {
-        f"hit@{READ_K} (retrieval)": scorecard[(f"hit@{READ_K}", "hybrid")].drop("all"),
-        "answers pass (reader)": answers.groupby("slice")["pass"].mean(),
-    }
-)
-stages.round(3)
+any_chunk, answer_chunk = f"hit@{READ_K} (thr 1)", f"hit@{READ_K} (thr 3)"
+answers = pd.DataFrame(
+    [{"qid": t["qid"], "slice": t["slice"], "answers pass": float(t["answer_pass"])} for t in traces]
+).set_index("qid")
+answers[any_chunk] = metrics.evaluate(at_10["hybrid"], qrels, f"hit@{READ_K}", thr=1).per_query[f"hit@{READ_K}"]
+answers[answer_chunk] = metrics.evaluate(at_10["hybrid"], qrels, f"hit@{READ_K}", thr=3).per_query[f"hit@{READ_K}"]
+stages = stats.group_means_ci(answers, "slice", [any_chunk, answer_chunk, "answers pass"])
+stats.fmt_ci_table(stages)
 
 # %% [markdown]
+# Why the two retrieval columns differ, on the `hard` slice, counted:
+
+# %%
+hard = answers[answers["slice"] == "hard"]
+gold_read = sum(triage.quadrant(t, READ_K) in ("OK", "GEN_FAIL") for t in traces if t["slice"] == "hard")
+between = hard.index[(hard[any_chunk] == 1) & (hard[answer_chunk] == 0)]
+best = pd.Series({qid: max(qrels[qid].get(c, 0) for c in runs["hybrid"][qid][:READ_K]) for qid in between})
+print(f"hit@{READ_K} (thr 1): {int(hard[any_chunk].sum())} of {len(hard)} = {hard[any_chunk].mean():.3f}: "
+      "some chunk graded >= 1 in the top 3")
+print(f"hit@{READ_K} (thr 3): {int(hard[answer_chunk].sum())} of {len(hard)} = {hard[answer_chunk].mean():.3f}: "
+      f"a chunk holding a grade-3 span whole; triage's 'gold retrieved' counts {gold_read}")
+print(f"the {len(between)} queries in between read, at best, a chunk of grade 2 ({(best == 2).sum()}: a span that is "
+      f"needed but does not state the answer) or of grade 1 ({(best == 1).sum()}: a piece of a span, or a related "
+      "passage)")  # fmt: skip
+
+# %% [markdown]
+# So the hit@3 of the scorecard and the `gold retrieved` of triage measure different things: the first counts a
+# chunk that merely touches the evidence, the second only a chunk from which the answer could be read. An
+# answer can only pass from the second kind, which is why chapter 07 triages with it. When you report "hit@3"
+# next to a triage table, say which threshold it uses.
+#
 # ### Pitfall: one end-to-end number
 #
 # "The bot is right on a quarter of the hard questions" cannot tell you what to fix. Split every trace by the two
-# questions of chapter 07 (evidence retrieved? answer passed?), at the *k* the reader gets:
+# questions of chapter 07 (evidence retrieved? answer passed?), at the *k* the reader gets, per slice, with the
+# gap between the two stages and its interval (`triage.stage_gap`, chapter 07):
 
 # %%
-cells = pd.DataFrame([{"slice": t["slice"], "cell": triage.quadrant(t, READ_K)} for t in traces])
-quadrants = pd.crosstab(cells["slice"], cells["cell"].astype(pd.CategoricalDtype(triage.QUADRANTS)), dropna=False)
-quadrants.assign(**{"fix first": [triage.priority(row) for _, row in quadrants.iterrows()]})
+gap = triage.stage_gap(traces, READ_K)
+gap.assign(**{"gap [95% interval]": [stats.fmt_ci(*r) for r in gap[["gap", "gap low", "gap high"]].to_numpy()]})[
+    ["n", "OK", "GEN_FAIL", "RET_FAIL", "gap [95% interval]", "fix first", "clear"]
+]
+
+# %%
+n_easy = int(gap.loc["easy", "n"])
+settled = [name for name in gap.index if gap.loc[name, "clear"]]
+print(f"Settled (the gap's interval excludes 0): {settled}; not settled: {[n for n in gap.index if n not in settled]}")
+print(f"All queries: GEN_FAIL {gap.loc['all', 'GEN_FAIL']} vs RET_FAIL {gap.loc['all', 'RET_FAIL']}. The easy "
+      f"slice is {n_easy} of {int(gap.loc['all', 'n'])} queries and brings {gap.loc['easy', 'GEN_FAIL']} of the "
+      f"GEN_FAIL but only {gap.loc['easy', 'RET_FAIL']} of the RET_FAIL.")
+print("Without the easy slice: GEN_FAIL "
+      f"{gap.loc['all', 'GEN_FAIL'] - gap.loc['easy', 'GEN_FAIL']} vs RET_FAIL "
+      f"{gap.loc['all', 'RET_FAIL'] - gap.loc['easy', 'RET_FAIL']}.")
+print(f"A chunk holding the answer reaches the reader for {stages.loc['hard', answer_chunk]:.1%} of hard and "
+      f"{stages.loc['real', answer_chunk]:.1%} of real questions: no reader can do better than that.")  # fmt: skip
 
 # %% [markdown]
-# The slices need different work. On `easy` questions retrieval mostly succeeds and the losses are the reader's
-# (`GEN_FAIL`); on `hard` questions most losses happen before the reader sees anything (`RET_FAIL`), so prompt
-# work cannot fix them; on `real` the two stages lose about as many answers each. One end-to-end score averages
-# these stories into none of them.
+# The slices tell different stories, and the overall count hides them. By counts the `easy` slice points at the
+# generator, `hard` and `real` at retrieval, and the overall row at the generator again, by a margin its interval
+# cannot distinguish from zero. The overall row is the slices added up in the proportions we happened to label,
+# and the synthetic `easy` slice, the least like users' questions, is the one where the reader loses far more
+# answers than retrieval does. Drop it and retrieval loses more answers than the reader (the printout above).
+#
+# Two more facts decide what this bot should fix first. The `GEN_FAIL` counts belong to the word-overlap
+# stand-in; a language model reading the same three chunks is a different generator and must be triaged again.
+# The `RET_FAIL` counts do not depend on the generator at all, and they cap every generator: the last line
+# above is the best any reader could do. So for the slices other than the flattering synthetic one (`hard` and
+# `real`), fix retrieval first, and re-measure generation once a real model is in place.
 #
 # ### Pitfall: grading answers without checking grounding
 #
@@ -247,6 +339,13 @@ quadrants.assign(**{"fix first": [triage.priority(row) for _, row in quadrants.i
 # %%
 rewrite_r10 = rewrite_table.loc[(slice(None), "hybrid"), "R@10"].droplevel(1)
 rewrite_gain = rewrite_r10["rewritten"] - rewrite_r10["follow-up as typed"]
+
+
+def verdict(name):
+    row = gap.loc[name]
+    return f"{name} {row['fix first']}{'' if row['clear'] else '?'}"
+
+
 checklist = pd.DataFrame(
     [
         ("1 dataset", "00, 02 (coming), 05", "labkit.data, chunking.spans_to_qrels",
@@ -254,14 +353,17 @@ checklist = pd.DataFrame(
         ("2 retrieval at the reader's k", "01, 03, 04", "metrics.evaluate, compare_runs",
          f"hybrid R@{READ_K} {scorecard.loc['all', (f'R@{READ_K}', 'hybrid')]:.3f} "
          f"(R@10 {scorecard.loc['all', ('R@10', 'hybrid')]:.3f})"),
-        ("   per slice", "08", "metrics.evaluate_by_group",
+        ("   per slice", "08", "stats.group_means_ci",
          f"R@10 easy {r10.loc['easy', 'hybrid']:.3f} vs real {r10.loc['real', 'hybrid']:.3f}"),
         ("   query rewriting", "08", "Query.rewritten",
          f"rewriting adds {rewrite_gain:+.3f} R@10 on follow-ups"),
         ("3 generation, separately", "06 (coming)", "labkit.llm, triage.extractive_traces",
-         f"stand-in reader passes {answers['pass'].mean():.3f}"),
-        ("4 diagnosis", "07", "triage.triage, triage.priority",
-         f"all queries: fix {triage.priority(triage.triage(traces, READ_K))} first"),
+         f"stand-in reader passes {answers['answers pass'].mean():.3f}"),
+        ("4 diagnosis", "07", "triage.stage_gap (?: not settled)",
+         "; ".join(verdict(name) for name in ("easy", "hard", "real", "all"))),
+        ("   fix first", "07, 08", "per slice, not overall",
+         f"retrieval for hard/real: answer chunk read for {stages.loc['hard', answer_chunk]:.3f} / "
+         f"{stages.loc['real', answer_chunk]:.3f}"),
         ("5 tune chunking, confirm on held-out", "05", "grid.ChunkGrid",
          "grid on dev, check on test (chapter 05)"),
     ],
@@ -272,12 +374,13 @@ checklist
 # %% [markdown]
 # ## Summary
 #
-# * Slice the labelled set and report the slices side by side: the synthetic slice flatters every retriever.
+# * Slice the labelled set and report the slices side by side, with intervals: the synthetic slice flatters
+#   every retriever.
 # * Measure retrieval at the *k* the reader consumes, with the metric the question type needs (all the evidence
-#   for comparisons and multi-hop questions, not one hit).
+#   for comparisons and multi-hop questions, not one hit), and say which grades count as a hit.
 # * Evaluate the query-rewriting step on its own; a follow-up as typed is not a query.
-# * Score answers separately from retrieval, triage, then tune (chunking before models), and confirm on held-out
-#   queries.
+# * Score answers separately from retrieval and triage per slice: an overall verdict weighs the slices by how
+#   many of each you labelled. Then tune (chunking before models), and confirm on held-out queries.
 #
 # ## Exercises
 #
@@ -306,3 +409,44 @@ answer_8_3 = round(float(by_kind.loc[by_kind["kind"] == "multihop", "all evidenc
 
 # %%
 check.exercise("8.3", answer_8_3, by_kind=by_kind)
+
+# %% [markdown]
+# **8.4 Predict, then run.** Give the reader five chunks instead of three; retrieval does not change, so more
+# gold chunks reach it. On the `real` slice, will the share of answers that pass go `"up"` or `"down"`? Write
+# your prediction, then run the cell below it (it re-runs the reader at both *k*).
+
+# %% tags=["solution"]
+prediction_8_4 = "down"
+
+# %%
+more_chunks = pd.DataFrame(
+    {
+        k: pd.Series({t["qid"]: t["answer_pass"] for t in traces_k}).groupby(groups).mean()
+        for k, traces_k in (
+            (k, triage.extractive_traces(queries, runs["hybrid"], texts, qrels, LexicalReader(), corpus_texts, k))
+            for k in (READ_K, 5)
+        )
+    }
+).rename_axis(index="slice", columns="chunks read")
+more_chunks.round(3)
+
+# %%
+check.exercise("8.4", prediction_8_4, more_chunks=more_chunks)
+
+# %% [markdown]
+# **8.5 Predict, then run.** On the `real` slice the hybrid's Recall@10 interval and BM25's overlap (see the
+# scorecard). Both were measured on the *same* queries, so the fair test compares them query by query: the
+# bootstrap interval of the per-query difference (hybrid − BM25). Will that interval exclude zero, `"yes"` or
+# `"no"`? Predict, then run.
+
+# %% tags=["solution"]
+prediction_8_5 = "yes"
+
+# %%
+real_ids = [q.qid for q in queries if q.slice == "real"]
+difference = (per_retriever["hybrid"]["R@10"] - per_retriever["bm25"]["R@10"]).loc[real_ids]
+paired = stats.bootstrap_ci(difference.tolist())
+print(f"hybrid - BM25, R@10 on real, per query ({len(real_ids)} queries): {stats.fmt_ci(*paired)}")
+
+# %%
+check.exercise("8.5", prediction_8_5, paired=paired)
