@@ -154,11 +154,11 @@ def drill_down(trace: Mapping[str, Any], k: int = 5) -> dict[str, Any]:
     cell = _quadrant(trace, k, "trace")
     read = list(trace["retrieved"][:k])
     spans = args.strings("trace['gold_spans']", trace.get("gold_spans", []), example='["Replacement costs EUR 15."]')
-    answer = trace.get("answer") or ""
+    answer = args.text("trace['answer']", trace.get("answer") or "", allow_empty=True)
     return {
         "qid": trace.get("qid", ""),
         "cell": cell,
-        "question": trace.get("question", ""),
+        "question": args.text("trace['question']", trace.get("question", ""), allow_empty=True),
         "gold_ranks": {g: read.index(g) + 1 if g in read else None for g in trace["gold"]},
         "gold_spans": spans,
         "answer": answer,

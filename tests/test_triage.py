@@ -71,6 +71,7 @@ def test_drill_down_reads_a_toy_trace_without_text():
         (lambda: triage.drill_down(ROWS[0], 0), "k must be"),
         (lambda: triage.drill_down({**ROWS[0], "gold_spans": "a span"}, 5), "gold_spans"),
         (lambda: triage.drill_down({"gold": ["a"], "retrieved": ["a"]}, 5), "needs 'answer_pass'"),
+        (lambda: triage.drill_down({**ROWS[0], "answer": 42}, 5), "answer"),
     ],
 )
 def test_drill_down_bad_input(call, words):
