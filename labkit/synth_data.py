@@ -180,10 +180,6 @@ def load_sets() -> list:
     return [q for kind in ("easy", "hard") for q in load_queries(path=set_path(kind))]
 
 
-if __name__ == "__main__":  # python -m labkit.synth_data: rewrite the generated sets from the recordings
-    print(write_sets())
-
-
 RETRIEVERS = ("bm25", "dense", "hybrid")
 
 
@@ -305,3 +301,7 @@ def filter_view(frame: Any, threshold: float = 4, method: str = "both", retrieve
         ]
     )[["verdict", "set", "realism", "question"]]
     return SimpleNamespace(counts=counts, table=table, examples=examples.reset_index(drop=True))
+
+
+if __name__ == "__main__":  # python -m labkit.synth_data: rewrite the generated sets from the recordings
+    print(write_sets())

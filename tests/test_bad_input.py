@@ -484,7 +484,8 @@ def test_exercise_answers_given_as_numpy_are_compared_as_lists_and_numbers(capsy
     check.exercise("3.4", np.array([3, 2, 0, 1, 0]))
     check.exercise("3.1", np.True_)
     out = capsys.readouterr().out.splitlines()
-    assert [line.split(": ")[1] for line in out] == ["correct."] * 4 + ["not yet. Hint"] * 2
+    assert [line.split(": ")[1] for line in out[:4]] == ["correct."] * 4
+    assert all(line.split(": ")[1].startswith("not yet") and ". Hint: " in line for line in out[4:])
 
 
 @FAST

@@ -26,7 +26,7 @@ def test_import_labkit_is_light():
 
 # ---------------------------------------------------------------- layers: the import graph, read from the source
 
-UI = {"widgets", "plots"}
+UI = {"widgets", "plots", "explorer"}
 """Draw and interact; they may import measures, retrieval, text and data, and nothing imports them."""
 MEASURES = {"metrics", "stats", "calibration", "fusion", "text", "chunking"}
 """Pure computations on rankings, grades and text. (calibration imports faithfulness for its verdict labels;

@@ -74,3 +74,46 @@ def test_faithfulness_explorer_shows_verdicts_quotes_and_highlights_real_evidenc
     assert "claim is too long" in fx2.view.value and fx2.result == {"error": "claim is too long"}
     fx2.judge.value = "fake"
     assert fx2.result["status"] == "FAIL"
+
+
+# ---------------------------------------------------------------- the explorer skeleton and chapter 02's explorer
+
+
+def test_explorer_state_to_html_and_errors_in_place():
+    import ipywidgets as w
+    import pandas as pd
+
+    from labkit.explorer import Explorer, html_table
+
+    def compute(n):
+        if n < 0:
+            raise ValueError("n must be >= 0")
+        return pd.DataFrame({"square": [n * n]}, index=pd.Index(["row"], name="what"))
+
+    e = Explorer({"n": w.IntSlider(value=2, min=-3, max=3)}, compute, html_table)
+    assert 'data-cell="row|square"' in e.output.value and ">4<" in e.output.value
+    assert ">9<" in e.html_for(n=3) and e.state == {"n": 2}  # html_for leaves the widget as it is
+    e.controls["n"].value = -1
+    assert e.result == {"error": "ValueError: n must be >= 0"} and "lk-error" in e._error_box.value
+    e.controls["n"].value = 1
+    assert e._error_box.value == "" and e.result.loc["row", "square"] == 1
+    with pytest.raises(ValueError, match="no control named 'm'"):
+        e.html_for(m=1)
+    with pytest.raises(ValueError, match="at least one control"):
+        Explorer({}, compute, html_table)
+
+
+def test_synth_explorer_renders_the_filter_view():
+    from test_synth import _frame
+
+    from labkit.explorer import SynthExplorer
+
+    e = SynthExplorer(_frame(), threshold=4)
+    assert e.result.counts.loc["synthetic-easy", "kept"] == 2
+    html_ = e.output.value
+    assert 'data-cell="synthetic-hard|kept"' in html_ and 'data-cell="synthetic-hard, kept|R@10"' in html_
+    assert html_.count('class="lk-example"') == len(e.result.examples)
+    e.controls["threshold"].value = 5
+    assert e.result.counts.loc["synthetic-easy", "kept"] == 1
+    e.controls["method"].value = "embedding"
+    assert e.result.counts["kept"].sum() + e.result.counts["dropped"].sum() == 6

@@ -155,8 +155,8 @@ def add_student_tail(nb: nbformat.NotebookNode, name: str = "notebook") -> int:
             if is_check_cell(cell.source):
                 text = "".join(not_answered(n) + "\n" for n in exercise_numbers(cell.source))
                 cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)] if text else []
-            elif not is_solution_cell(teacher):
-                cell.metadata["tags"] = [*cell.metadata.get("tags", []), IGNORE_OUTPUT_TAG]
+            elif not is_solution_cell(teacher) and not cell.source.lstrip().startswith("# NBVAL_IGNORE_OUTPUT"):
+                cell.metadata["tags"] = [*cell.metadata.get("tags", []), IGNORE_OUTPUT_TAG]  # once is enough
             count += 1
             cell.execution_count = count
         tail.append(cell)
