@@ -254,6 +254,26 @@ def test_the_readme_chapter_table_is_generated_and_checked(tmp_path, monkeypatch
         tool.readme_with_table("# a README without markers")
 
 
+def test_sources_are_read_by_jupytext_keeping_tags_only(tmp_path):
+    tool = _build_notebooks_tool()
+    src = tmp_path / "99_x.py"
+    src.write_text(
+        "# %% [markdown]\n# # 99 · A title\n#\n# Text.\n\n"
+        '# %% tags=["solution"]\nanswer = 1\n\n\n'
+        "# %%\nprint(answer)\n",
+        encoding="utf-8",
+    )
+    cells = tool.parse_source(src)
+    assert [(c.cell_type, c.source, dict(c.metadata)) for c in cells] == [
+        ("markdown", "# 99 · A title\n\nText.", {}),
+        ("code", "answer = 1", {"tags": ["solution"]}),  # no jupytext bookkeeping (lines_to_next_cell)
+        ("code", "print(answer)", {}),
+    ]
+    src.write_text('# %% tag=["solution"]\nanswer = 1\n', encoding="utf-8")  # a typo in the header
+    with pytest.raises(ValueError, match=r"99_x.py: cell 0 .*\['tag'\]"):
+        tool.parse_source(src)
+
+
 MACHINE_PATH = re.compile(r"(?<![\w:/.~-])/(?:[\w.-]+/){2,}")
 
 

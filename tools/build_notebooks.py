@@ -2,7 +2,7 @@
 
 Each chapter is written as a plain Python file in ``notebooks/src/`` in the
 "percent" format (``# %%`` starts a code cell, ``# %% [markdown]`` a Markdown
-cell whose lines start with ``# ``; ``# %% tags=["solution"]`` tags a cell).
+cell whose lines start with ``# ``; ``# %% tags=["solution"]`` tags a cell), read by jupytext.
 This script turns each into ``notebooks/NN_name.ipynb``, adds the generated
 navigation cells (previous · contents · next) at the top and bottom and the
 chapter list of ``00_welcome``, then executes the notebook top to bottom
@@ -21,8 +21,6 @@ cheap; a test runs it.
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -98,39 +96,28 @@ def exists(stem: str) -> bool:
 
 
 def parse_source(path: Path) -> list[nbformat.NotebookNode]:
-    """Percent-format source -> cells (no outputs)."""
+    """Percent-format source -> cells (no outputs), read by jupytext.
+
+    Markdown cells lose their ``# `` prefixes, ``tags=[...]`` on a cell header become the cell's tags, and
+    blank lines around a cell are dropped. Only the tags are kept: jupytext's own bookkeeping (such as
+    ``lines_to_next_cell``) would otherwise land in every built notebook. A cell type or header metadata the
+    workbook does not use is refused, so a typo in a header cannot pass silently.
+    """
+    import jupytext
+
     cells: list[nbformat.NotebookNode] = []
-    header: str | None = None
-    lines: list[str] = []
-
-    def flush() -> None:
-        if header is None:
-            return
-        m = re.match(r"# %%\s*(\[markdown\])?\s*(tags=(\[.*\]))?\s*$", header)
-        if not m:
-            raise ValueError(f"{path.name}: cannot read cell header {header!r}")
-        body = list(lines)
-        while body and not body[-1].strip():
-            body.pop()
-        while body and not body[0].strip():
-            body.pop(0)
-        tags = json.loads(m.group(3)) if m.group(3) else []
-        if m.group(1):
-            text = "\n".join(line[2:] if line.startswith("# ") else line.lstrip("#") for line in body)
-            cell = nbformat.v4.new_markdown_cell(text)
-        else:
-            cell = nbformat.v4.new_code_cell("\n".join(body))
-        if tags:
-            cell.metadata["tags"] = tags
+    for i, read in enumerate(jupytext.reads(path.read_text(encoding="utf-8"), fmt="py:percent").cells):
+        unknown = set(read.metadata) - {"tags", "lines_to_next_cell"}
+        if read.cell_type not in ("markdown", "code") or unknown:
+            raise ValueError(
+                f"{path.name}: cell {i} is a {read.cell_type} cell with header metadata {sorted(unknown)}; "
+                "use `# %%`, `# %% [markdown]` and `tags=[...]` only"
+            )
+        new = nbformat.v4.new_markdown_cell if read.cell_type == "markdown" else nbformat.v4.new_code_cell
+        cell = new(read.source)
+        if read.metadata.get("tags"):
+            cell.metadata["tags"] = list(read.metadata["tags"])
         cells.append(cell)
-
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("# %%"):
-            flush()
-            header, lines = line, []
-        elif header is not None:
-            lines.append(line)
-    flush()
     return cells
 
 
