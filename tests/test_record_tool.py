@@ -4,6 +4,7 @@ import importlib.util
 import json
 import multiprocessing as mp
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -23,12 +24,15 @@ def _load_record():
 
 
 class Echo:
-    """Stands in for the local model: answers each prompt with its reversal."""
+    """Stands in for the local model: answers each prompt with its reversal (taking ``delay`` seconds)."""
+
+    delay = 0.0
 
     def __init__(self, model, reuse_prefix=False):
         self.model = model
 
     def complete(self, prompt, schema=None, max_tokens=None):
+        time.sleep(self.delay)
         return cassette.Completion(prompt[::-1], 3, 3, 0.0, 0, {"server": "echo"})
 
 
@@ -84,3 +88,31 @@ def test_bad_shard_is_refused_by_name(tool, bad, capsys):
         rec.main(["t-plan", "--shard", bad])
     assert e.value.code == 2
     assert "--shard must be K/N" in capsys.readouterr().err
+
+
+def _run_tool(argv, data, delay):
+    rec = _load_record()
+    cassette.data_dir = lambda: data
+    import labkit.llm.local as local
+
+    Echo.delay = delay
+    local.Local = Echo
+    prompts = [f"prompt number {i}" for i in range(30)]
+    rec.PLANS = {"t-plan": lambda: (rec.Request("m", p) for p in prompts)}
+    rec.main(argv)
+
+
+def test_a_forward_and_a_reverse_recorder_meet_in_the_middle(tmp_path):
+    ctx = mp.get_context("fork")
+    procs = [
+        ctx.Process(target=_run_tool, args=(argv, tmp_path, 0.02)) for argv in (["t-plan"], ["t-plan", "--reverse"])
+    ]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    lines = (tmp_path / "llm" / "m.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = cassette.read_cassette(tmp_path / "llm" / "m.jsonl")
+    assert len(rows) == 30  # every prompt, and each line whole
+    assert len(lines) <= 31  # at most the one request both had in flight when they met is written twice

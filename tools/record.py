@@ -259,19 +259,19 @@ def estimate(names: list[str]) -> None:
         print(f"speeds used for {model}: {p:.0f} prompt / {g:.0f} generated tokens per second")
 
 
-def record(name: str, limit: int | None, shard: tuple[int, int] = (1, 1)) -> None:
+def record(name: str, limit: int | None, shard: tuple[int, int] = (1, 1), reverse: bool = False) -> None:
     from labkit.llm.local import Local
 
     clients: dict[tuple[str, bool], llm.Recorder] = {}
     done = 0
     t0 = time.perf_counter()
     k, n = shard
-    for i, r in enumerate(PLANS[name]()):
-        if i % n != k - 1:
-            continue
+    requests = [r for i, r in enumerate(PLANS[name]()) if i % n == k - 1]
+    for r in reversed(requests) if reverse else requests:
         rec = clients.get((r.model, r.reuse_prefix))
         if rec is None:
             rec = clients[(r.model, r.reuse_prefix)] = llm.Recorder(Local(r.model, reuse_prefix=r.reuse_prefix))
+        rec.replay.refresh()  # a recorder working from the other end may have recorded it meanwhile
         if r.key in rec.replay.rows:
             continue
         if limit is not None and done >= limit:
@@ -296,6 +296,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="K/N",
         help="record only every N-th request, starting at the K-th: run 1/2 and 2/2 in two processes, one per core",
     )
+    ap.add_argument(
+        "--reverse",
+        action="store_true",
+        help="record from the last request backwards: run one process forward and one with --reverse, one per "
+        "core, and they meet in the middle (each re-reads the cassette before every request)",
+    )
     a = ap.parse_args(argv)
     try:
         k, n = (int(x) for x in a.shard.split("/"))
@@ -312,8 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.plan or not a.plans:
         estimate(a.plans or list(PLANS))
         return 0
-    for name in a.plans:
-        record(name, a.limit, (k, n))
+    for name in reversed(a.plans) if a.reverse else a.plans:
+        record(name, a.limit, (k, n), a.reverse)
     return 0
 
 

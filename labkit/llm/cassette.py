@@ -77,17 +77,20 @@ def cassette_path(model: str, folder: Path | None = None) -> Path:
     return (folder or data_dir() / "llm") / f"{safe}.jsonl"
 
 
-def read_cassette(path: Path) -> dict[str, dict]:
+def read_cassette(path: Path, complete_lines_only: bool = False) -> dict[str, dict]:
     """Every recording in ``path`` by key; a missing file is an empty cassette.
 
     Errors name the file and line: a byte-order mark, bytes that are not UTF-8, a line that is not JSON, a
     line without ``key``/``response``, a response that is not a string, two different responses for one key.
+    ``complete_lines_only`` ignores a last line without its newline: another recorder may be writing it.
     """
     if not path.exists():
         return {}
     if path.is_dir():
         raise ValueError(f"{path} is a directory, not a cassette file (.jsonl)")
     raw = path.read_bytes()
+    if complete_lines_only:
+        raw = raw[: raw.rfind(b"\n") + 1]
     if raw.startswith(b"\xef\xbb\xbf"):
         raise ValueError(f"{path.name}:1: starts with a UTF-8 byte-order mark; save the cassette as UTF-8 without BOM")
     rows: dict[str, dict] = {}
@@ -132,6 +135,13 @@ class Replay:
     @property
     def responses(self) -> dict[str, str]:
         return {k: r["response"] for k, r in self.rows.items()}
+
+    def refresh(self) -> None:
+        """Re-read the cassette if it grew: another recorder may share it (``tools/record.py --reverse``)."""
+        size = self.path.stat().st_size if self.path.exists() else 0
+        if size != getattr(self, "_size", None):
+            self.rows = read_cassette(self.path, complete_lines_only=True)
+            self._size = size
 
     def __repr__(self) -> str:
         return f"Replay(model={self.model!r}, recordings={len(self.rows)}, cassette={self.path.name!r})"
@@ -184,6 +194,9 @@ class Recorder:
         if key in self.replay.rows:
             return self.replay.complete(prompt, schema, max_tokens)
         done = self.client.complete(prompt, schema=schema, max_tokens=max_tokens)
+        self.replay.refresh()
+        if key in self.replay.rows:  # a recorder sharing the cassette wrote it meanwhile: keep the first one
+            return self.replay.complete(prompt, schema, max_tokens)
         if not isinstance(done.text, str):
             raise ValueError(f"{self.model!r} returned {type(done.text).__name__}, not text; nothing was recorded")
         row = {"key": key, "model": self.model, "prompt": prompt}
