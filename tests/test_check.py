@@ -49,12 +49,28 @@ REWRITES = pd.DataFrame(
 BY_KIND = pd.DataFrame({"kind": ["fact", "multihop", "multihop", "multihop"], "all evidence@10": [1.0, 1.0, 0.0, 0.0]})
 BY_K = pd.DataFrame({"share to mini": [0.0, 0.1, 0.4, 0.948, 0.2]}, index=pd.Index([1, 3, 5, 10, 20], name="k"))
 REMOTE_WORDS = load_corpus()["hr-remote-work-2025"].n_words
+SET_SCORES = pd.DataFrame(  # real beats synthetic-easy for BM25 here, so the right answer is not the usual one
+    {"R@10": [0.7, 0.9, 0.8, 0.5]},
+    index=pd.MultiIndex.from_tuples([("real", "bm25"), ("real", "dense"), ("synthetic-easy", "dense"),
+                                     ("synthetic-easy", "bm25")], names=["set", "retriever"]),
+)  # fmt: skip
+HELDOUT = pd.DataFrame({"rating": [5, 4, 2, 1, 3], "model": [5, 3, 2, None, 3]})  # 3 of 5 equal; None disagrees
+RATED = pd.DataFrame(
+    {"qid": [f"syn-{s}-{i:03d}" for s, i in (("easy", 1), ("hard", 2), ("hard", 3), ("hard", 4))] * 2,
+     "set": ["synthetic-easy", "synthetic-hard", "synthetic-hard", "synthetic-hard"] * 2,
+     "retriever": ["hybrid"] * 4 + ["bm25"] * 4, "method": [None, "jaccard", "embedding", "jaccard"] * 2,
+     "realism": [5, 5, 4, 5] * 2, "question": ["q"] * 8, "R@10": [1.0] * 8, "RR@10": [1.0] * 8}
+)  # fmt: skip
 
 # number: (right answer, wrong answer, chapter objects)
 CASES = {
     "0.1": (len(load_corpus()), len(load_corpus()) + 1, {}),
     "0.2": ("1/4", 0.3, {}),  # 1 / log2(16), given as a fraction
     "0.3": (4, 3, {}),  # rank 3 keeps exactly one half
+    "2.1": (["hr-07#2", "hr-12#4"], ["hr-12#4", "hr-07#2"], {}),  # the order matters: most similar first
+    "2.2": ("real", "synthetic-easy", {"scores": SET_SCORES}),
+    "2.3": (0.6, 0.75, {"heldout": HELDOUT}),  # 0.75 would drop the unreadable reply instead of counting it
+    "2.4": (2, 3, {"frame": RATED}),  # two hard questions rated 5, counted once (one retriever)
     "1.1": ("C", "A", {"lists": [["A", "B", "C", "D", "E"], ["F", "C", "G", "H", "A"]]}),  # rank sums 5 vs 6
     "1.2": ("no", "yes", {"test_table": pd.DataFrame({"nDCG@10 low": [0.01, -0.007]}, index=["easy", "all"])}),
     "1.3": (0.65, 0.72, {"dev_table": _by_slice("R@10", {"bm25": 0.65, "dense": 0.6, "hybrid": 0.72})}),

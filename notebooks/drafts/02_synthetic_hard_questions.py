@@ -250,11 +250,11 @@ from scipy.stats import spearmanr
 rater = llm.from_env(llm.DEFAULT_MODEL)
 heldout["model"] = synth.rate_realism(heldout["question"].tolist(), rater, shots)
 rated = heldout.dropna(subset=["model"])
-exact = (rated["model"] == rated["rating"]).mean()
-within1 = ((rated["model"] - rated["rating"]).abs() <= 1).mean()
+exact = (heldout["model"] == heldout["rating"]).mean()  # an unreadable reply counts as a disagreement
+within1 = ((heldout["model"] - heldout["rating"]).abs() <= 1).mean()
 rho = spearmanr(rated["rating"], rated["model"]).statistic
 print(f"unreadable replies: {heldout['model'].isna().sum()} of {len(heldout)}")
-print(f"exact agreement {exact:.2f}, within one point {within1:.2f}, Spearman rho {rho:.2f}")
+print(f"exact agreement {exact:.2f}, within one point {within1:.2f}, Spearman rho {rho:.2f} (on readable replies)")
 pd.crosstab(rated["rating"], rated["model"].astype(int), rownames=["hand"], colnames=["model"])
 
 # %% [markdown]
@@ -328,6 +328,36 @@ answer_2_1 = synth.similar_chunks("hr-12#3", toys.SYNTH_CHUNKS_VI, 2)
 
 # %%
 check.exercise("2.1", answer_2_1)
+
+# %% [markdown]
+# **2.2** Predict, then run: before looking at the table of scores, write down which you expect to have the
+# higher BM25 Recall@10, the generated easy questions or the hand-written real ones. Then read it off `scores`.
+
+# %% tags=["solution"]
+answer_2_2 = scores.xs("bm25", level="retriever")["R@10"].loc[["synthetic-easy", "real"]].idxmax()
+
+# %%
+check.exercise("2.2", answer_2_2, scores=scores)
+
+# %% [markdown]
+# **2.3** What share of the 45 held-out questions did the model rate exactly as the hand rating (an unreadable
+# reply counts as a disagreement)?
+
+# %% tags=["solution"]
+answer_2_3 = round(float((heldout["model"] == heldout["rating"]).mean()), 3)
+
+# %%
+check.exercise("2.3", answer_2_3, heldout=heldout)
+
+# %% [markdown]
+# **2.4** Predict, then move the slider: how many generated hard questions survive a threshold of 5? Write your
+# guess first (the rating counts printed above are a hint), then set the slider to 5.
+
+# %% tags=["solution"]
+answer_2_4 = int(sd.filter_view(frame, threshold=5).counts.loc["synthetic-hard", "kept"])
+
+# %%
+check.exercise("2.4", answer_2_4, frame=frame)
 
 # %% [markdown]
 # ## What this chapter cost
