@@ -148,7 +148,8 @@ drops.groupby(["set", "reason"]).size().rename("dropped").to_frame()
 # %%
 easy = gen[gen["set"] == "easy"]
 for _, r in easy.sample(4, random_state=labkit.SEED).iterrows():
-    print(f"[{r['target']}] Q: {r['question']}\n    A: {r['answer']}\n    evidence: {h.corpus[r['doc']].text[r['start']:r['end']]!r}\n")
+    evidence = h.corpus[r["doc"]].text[r["start"] : r["end"]]
+    print(f"[{r['target']}] Q: {r['question']}\n    A: {r['answer']}\n    evidence: {evidence!r}\n")
 
 # %% [markdown]
 # And what was dropped, with the model's own reply:
@@ -175,7 +176,8 @@ print("provenance of the first:", synthetic[0].extra["provenance"])
 for size, overlap in ((128, 32), (256, 64), (64, 16)):
     qrels = spans_to_qrels(synthetic, chunk_corpus(h.corpus, size, overlap))
     whole = sum(any(g == 3 for g in qrels[q.qid].values()) for q in synthetic)
-    print(f"size {size:3d}, overlap {overlap:2d}: {whole} of {len(synthetic)} questions have a chunk holding their evidence whole")
+    print(f"size {size:3d}, overlap {overlap:2d}: {whole} of {len(synthetic)} questions have a chunk holding "
+          "their evidence whole")  # fmt: skip
 
 # %% [markdown]
 # ## Step 2: hard questions with distractors
@@ -195,7 +197,8 @@ print(synth.HARD_PROMPT.split("TARGET:")[0])
 # %%
 hard = gen[gen["set"] == "hard"]
 for _, r in hard.sample(4, random_state=labkit.SEED).iterrows():
-    print(f"[{r['target']}, {r['method']}] Q: {r['question']}\n    A: {r['answer']}\n    distractors: {[d['chunk'] for d in r['distractors']]}\n")
+    look_alikes = [d["chunk"] for d in r["distractors"]]
+    print(f"[{r['target']}, {r['method']}] Q: {r['question']}\n    A: {r['answer']}\n    distractors: {look_alikes}\n")
 
 # %% [markdown]
 # ## Are the generated questions harder?
@@ -209,7 +212,8 @@ for _, r in hard.sample(4, random_state=labkit.SEED).iterrows():
 gen_q = sd.per_query(synthetic)
 method_of = {q.qid: q.extra["provenance"]["method"] for q in synthetic}
 gen_q["set"] = [
-    s if s == "synthetic-easy" else f"synthetic-hard ({method_of[q]})" for s, q in zip(gen_q["set"], gen_q["qid"], strict=True)
+    s if s == "synthetic-easy" else f"synthetic-hard ({method_of[q]})"
+    for s, q in zip(gen_q["set"], gen_q["qid"], strict=True)
 ]
 allq = pd.concat([gen_q, hand[hand["set"].isin(["hard", "real"])]], ignore_index=True)
 scores = stats.group_means_ci(allq, ["set", "retriever"], ["R@10", "RR@10"])

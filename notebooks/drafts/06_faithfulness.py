@@ -304,7 +304,8 @@ mentions = [faithfulness.mentions_entity(a, [t]) for a, t in zip(with_term["answ
 print(f"{len(with_term)} questions name a code; answers that mention it: {sum(mentions)}")
 pairs = zip(dev_answers["question"], dev_answers["answer"], strict=True)
 dev_answers["relevant (1.5B)"] = [faithfulness.judge_relevance(q, a, model_15) for q, a in pairs]
-print(f"model relevance judge on {len(dev_answers)} dev answers:", dev_answers["relevant (1.5B)"].value_counts(dropna=False).to_dict())
+verdicts_rel = dev_answers["relevant (1.5B)"].value_counts(dropna=False).to_dict()
+print(f"model relevance judge on {len(dev_answers)} dev answers:", verdicts_rel)
 dev_answers.loc[dev_answers["relevant (1.5B)"] == False, ["qid", "question", "answer"]].head(4)  # noqa: E712
 
 # %% [markdown]
