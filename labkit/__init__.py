@@ -13,7 +13,8 @@ One module per idea, each naming the chapter that teaches it:
 - ``llm``         replayed / live / recording language-model client (for 02, 06, 08)
 - ``data``        paths to ``data/``, the handbook corpus and queries, TREC files, published tables
 - ``check``       exercise self-checks
-- ``plots`` / ``widgets``  the only modules that touch matplotlib / ipywidgets
+- ``plots``       figures (matplotlib)
+- ``explorer`` / ``widgets``  the explorer skeleton and the chapters' explorers (ipywidgets)
 
 ``import labkit`` is cheap: heavy dependencies (pandas, matplotlib, bm25s,
 onnxruntime, ipywidgets) are imported by the modules that need them, when

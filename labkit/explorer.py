@@ -1,124 +1,234 @@
 """The explorer skeleton: controls -> a pure function -> HTML, with errors shown in place.
 
-An :class:`Explorer` is built from three things: named controls (sliders, toggles, dropdowns), the pure function
-the notebook has already shown (called with the controls' values as keyword arguments), and a renderer from
-that function's result to HTML. ``.result`` is the value on screen, so the next cell can print it (nbval compares
-the printout; it cannot see inside widgets), and :meth:`Explorer.html_for` gives the HTML for any state without a
-browser, so unit tests cover the rendering and the browser tests only need to prove the wiring.
+An :class:`Explorer` is built from three things: named controls (sliders, toggles, dropdowns, text boxes), the
+pure function the notebook has already shown (called with the controls' values as keyword arguments), and a
+renderer from that function's value to HTML. ``.result`` is the value on screen, so the next cell can print it
+(nbval compares the printout; it cannot see inside widgets), and :meth:`Explorer.html_for` gives the HTML for
+any state without a browser, so unit tests cover the rendering and the browser tests only need to prove the
+wiring. The chapters' explorers (:mod:`labkit.widgets`) are thin subclasses.
 
-:func:`html_table` is the one HTML table of the explorers built here: every value cell carries
-``data-cell="<row>|<column>"``, which the browser tests read.
+:func:`html_table` is the one HTML table of the explorers: every value cell has class ``lk-value`` and a
+``data-*`` key (``data-cell="<row>|<column>"`` by default), which the browser tests read.
 """
 
 from __future__ import annotations
 
 import html
 from collections.abc import Callable, Mapping
+from html.parser import HTMLParser
 from typing import Any
 
 import ipywidgets as w
 
-from labkit.widgets import LAYOUT, STYLE, _in_place
+__all__ = ["Explorer", "html_table", "html_cells", "html_text", "error_html", "LAYOUT", "STYLE"]
 
-__all__ = ["Explorer", "html_table", "SynthExplorer", "synth_html"]
-
-
-def _cell(v: Any, digits: int) -> str:
-    if isinstance(v, float):
-        return "" if v != v else f"{v:.{digits}f}"  # NaN shows as an empty cell
-    return html.escape(str(v))
+LAYOUT = w.Layout(width="440px")
+STYLE = {"description_width": "150px"}
+ERROR_COLOUR = "#b00020"
 
 
-def html_table(frame: Any, digits: int = 3, index_name: str | None = None, css: str = "lk-result") -> str:
-    """A DataFrame as an HTML table; each value cell has ``data-cell="<row>|<column>"`` and class ``lk-value``."""
-    name = index_name if index_name is not None else (frame.index.name or "")
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-    rows = []
-    for key, row in frame.iterrows():
-        label = " · ".join(map(str, key)) if isinstance(key, tuple) else str(key)
-        cells = "".join(
-            f'<td class="lk-value" data-cell="{html.escape(f"{label}|{c}")}" style="font-family:monospace">'
-            f"{_cell(v, digits)}</td>"
-            for c, v in row.items()
+def error_html(err: BaseException, with_type: bool = True) -> str:
+    """An exception as the red line (class ``lk-error``) an explorer shows in place of its result.
+
+    ``with_type=False`` for a learner's input error, whose message already says what to type instead.
+    """
+    text = f"{type(err).__name__}: {err}" if with_type else str(err)
+    return f'<p class="lk-error" style="color:{ERROR_COLOUR}">{html.escape(text)}</p>'
+
+
+def _cell(v: Any, fmt: str, missing: str) -> str:
+    if v is None or (isinstance(v, float) and v != v):  # None and NaN
+        return html.escape(missing)
+    return format(v, fmt) if isinstance(v, float) else html.escape(str(v))
+
+
+def _label(key: Any, sep: str) -> str:
+    return sep.join(map(str, key)) if isinstance(key, tuple) else str(key)
+
+
+def html_table(
+    table: Any,
+    fmt: str = ".3f",
+    index_name: str | None = None,
+    css: str = "lk-result",
+    *,
+    key: str | None = None,
+    attr: str = "cell",
+    missing: str = "",
+) -> str:
+    """A table as HTML; each value cell has class ``lk-value`` and ``data-<attr>`` = ``key`` filled in.
+
+    ``table`` is a DataFrame (a header row, then one row per index label) or a mapping of label -> value (a
+    Series too: two columns, labels left-aligned, no header row). ``key`` is a format string of ``row`` and
+    ``column``: ``"{row}|{column}"`` by default for a frame, ``"{row}"`` for a mapping. A tuple label (a
+    MultiIndex) is joined with " · " in a row header; a tuple column shows one level per line and is joined
+    with "|" in the key, so ``key="{column}|{row}"`` gives ``data-cell="nDCG@10|bm25|easy"``. Floats are
+    printed with ``fmt`` (``".4f"``, ``".4g"``, ``".1%"``), other values as text; None and NaN as ``missing``.
+    """
+
+    def td(row: Any, column: Any, value: Any, pattern: str) -> str:
+        name = html.escape(pattern.format(row=_label(row, " · "), column=_label(column, "|")))
+        return (
+            f'<td class="lk-value" data-{attr}="{name}" style="font-family:monospace">{_cell(value, fmt, missing)}</td>'
         )
-        rows.append(f"<tr><th>{html.escape(label)}</th>{cells}</tr>")
-    return f'<table class="{css}"><tr><th>{html.escape(str(name))}</th>{head}</tr>{"".join(rows)}</table>'
+
+    if isinstance(table, Mapping) or not hasattr(table, "columns"):  # a mapping or a Series: label -> value
+        rows = "".join(
+            f'<tr><th style="text-align:left;padding-right:1em">{html.escape(_label(label, " · "))}</th>'
+            f"{td(label, '', value, key or '{row}')}</tr>"
+            for label, value in table.items()
+        )
+        return f'<table class="{css}">{rows}</table>'
+    name = index_name if index_name is not None else (table.index.name or "")
+    head = "".join(f"<th>{'<br>'.join(html.escape(str(p)) for p in _parts(c))}</th>" for c in table.columns)
+    rows = "".join(  # row by row as tuples: iterrows would turn a row of ints and floats into floats
+        f"<tr><th>{html.escape(_label(label, ' · '))}</th>"
+        + "".join(td(label, c, v, key or "{row}|{column}") for c, v in zip(table.columns, row, strict=True))
+        + "</tr>"
+        for label, row in zip(table.index, table.itertuples(index=False, name=None), strict=True)
+    )
+    return f'<table class="{css}"><tr><th>{html.escape(str(name))}</th>{head}</tr>{rows}</table>'
+
+
+def _parts(column: Any) -> tuple:
+    return column if isinstance(column, tuple) else (column,)
+
+
+class _Reader(HTMLParser):
+    """Each element's text as a browser's ``textContent`` has it, for the elements carrying ``data-<attr>``."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+    def __init__(self, attr: str | None):
+        super().__init__(convert_charrefs=True)
+        self.attr, self.open, self.cells, self.text = f"data-{attr}", [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in self.VOID:
+            key = dict(attrs).get(self.attr)
+            self.open.append((tag, None if key is None else len(self.cells)))
+            if key is not None:
+                self.cells.append([key, ""])
+
+    def handle_endtag(self, tag):
+        if any(t == tag for t, _ in self.open):  # a stray end tag closes nothing
+            while self.open.pop()[0] != tag:
+                pass
+
+    def handle_data(self, data):
+        self.text.append(data)
+        for _, i in self.open:
+            if i is not None:
+                self.cells[i][1] += data
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())
+
+
+def html_cells(text: str, attr: str = "cell") -> list[tuple[str, str]]:
+    """``(key, text)`` of every element with ``data-<attr>`` in ``text``, in document order: what a test reads.
+
+    The inverse of :func:`html_table` (``html_cells(html_table(frame))`` -> ``[("easy|R@10", "0.712"), ...]``);
+    the text is the element's ``textContent`` with runs of whitespace squeezed to one space.
+    """
+    reader = _Reader(attr)
+    reader.feed(text)
+    reader.close()
+    return [(key, _squeeze(value)) for key, value in reader.cells]
+
+
+def html_text(text: str) -> str:
+    """All the text of ``text`` (HTML) as a browser's ``textContent`` has it, runs of whitespace squeezed."""
+    reader = _Reader(None)
+    reader.feed(text)
+    reader.close()
+    return _squeeze("".join(reader.text))
 
 
 class Explorer(w.VBox):
-    """Controls -> ``compute(**values)`` -> ``render(result)`` as HTML; any error is shown in place."""
+    """Controls -> ``compute(**values)`` -> ``render(value)`` as HTML; any error is shown in place.
+
+    - ``outputs``: the widgets the rendering goes to, by name (default one ``HTML`` named ``output``); with more
+      than one, ``render`` returns ``{name: value}`` (HTML text, or PNG bytes for an ``Image``).
+    - ``summary``: what ``.result`` holds, from ``compute``'s value (default: the value itself), for a function
+      whose value carries more than the numbers on screen (scores, the traces behind the examples, ...).
+    - :attr:`input_errors`: exception types that are the learner's input (a grade typed as "x"): the message
+      alone is shown and the last good result stays on screen and in ``.result``. Any other exception is shown
+      with its type, ``.result`` becomes ``{"error": "<Type>: <message>"}`` and the outputs are emptied, so
+      no stale number sits under a control that has moved.
+    - :meth:`arrange`: the widgets from top to bottom; a subclass overrides it to interleave controls and outputs.
+
+    Each output widget has the CSS class ``lk-output-<name>`` and the error line the class ``lk-error``.
+    """
 
     css_class = "lk-explorer"
+    input_errors: tuple[type[Exception], ...] = ()
 
     def __init__(
-        self, controls: Mapping[str, w.ValueWidget], compute: Callable[..., Any], render: Callable[[Any], str]
+        self,
+        controls: Mapping[str, w.ValueWidget],
+        compute: Callable[..., Any],
+        render: Callable[[Any], Any],
+        *,
+        outputs: Mapping[str, w.ValueWidget] | None = None,
+        summary: Callable[[Any], Any] | None = None,
     ):
         if not controls:
             raise ValueError("controls must name at least one control: an explorer without one is a table")
         self.controls = dict(controls)
         self.compute, self.render = compute, render
-        self.output = w.HTML()
+        self.summary = summary if summary is not None else (lambda value: value)
+        self.outputs = dict(outputs) if outputs else {"output": w.HTML()}
+        self.output = next(iter(self.outputs.values()))
+        for name, out in self.outputs.items():
+            out.add_class(f"lk-output-{name}")  # so that a browser test finds each output by name
+        self.message = w.HTML()
         self.result: Any = None
         for control in self.controls.values():
             control.observe(self._update, names="value")
-        super().__init__([*self.controls.values(), self.output])
+        super().__init__(self.arrange())
         self.add_class(self.css_class)
         self._update()
+
+    def arrange(self) -> list[w.Widget]:
+        """The widgets from top to bottom: the controls, the outputs, the error line."""
+        return [*self.controls.values(), *self.outputs.values(), self.message]
 
     @property
     def state(self) -> dict[str, Any]:
         """The controls' current values, by name: the keyword arguments of ``compute``."""
         return {name: control.value for name, control in self.controls.items()}
 
-    def html_for(self, **state: Any) -> str:
-        """The HTML the explorer would show for ``state`` (missing names keep their current value)."""
+    def html_for(self, **state: Any) -> Any:
+        """What the explorer would show for ``state`` (missing names keep their current value), without showing it.
+
+        The HTML, or with several outputs ``{name: value}``. Errors are raised, not shown.
+        """
         unknown = sorted(set(state) - set(self.controls))
         if unknown:
             raise ValueError(f"no control named {unknown[0]!r}; the controls are {sorted(self.controls)}")
         return self.render(self.compute(**{**self.state, **state}))
 
-    @_in_place
     def _update(self, _change=None) -> None:
-        self.result = self.compute(**self.state)
-        self.output.value = self.render(self.result)
-
-
-# ---------------------------------------------------------------- chapter 02
-
-
-def synth_html(view: Any) -> str:
-    """What :func:`labkit.synth_data.filter_view` returns, as the explorer shows it."""
-    from labkit import stats
-
-    examples = "".join(
-        f'<li class="lk-example" data-verdict="{html.escape(r.verdict)}">'
-        f"<b>{html.escape(r.verdict)}</b> [{html.escape(r.set)}, rating {_cell(r.realism, 0)}] "
-        f"{html.escape(r.question)}</li>"
-        for r in view.examples.itertuples()
-    )
-    return (
-        "<b>Kept and dropped by the threshold</b>"
-        + html_table(view.counts)
-        + "<b>Recall@10 and MRR@10, bootstrap 95% intervals</b>"
-        + html_table(stats.fmt_ci_table(view.table), index_name="questions")
-        + f"<b>Examples</b><ul>{examples}</ul>"
-    )
-
-
-class SynthExplorer(Explorer):
-    """Chapter 02: a realism threshold, the hard set's distractor method and a retriever (wraps ``filter_view``)."""
-
-    css_class = "lk-synth-explorer"
-
-    def __init__(self, frame: Any, threshold: int = 4, method: str = "both", retriever: str = "hybrid"):
-        from labkit import synth_data
-
-        controls = {
-            "threshold": w.IntSlider(value=threshold, min=1, max=5, description="keep rating ≥",
-                                     continuous_update=False, layout=LAYOUT, style=STYLE),
-            "method": w.ToggleButtons(options=list(synth_data.METHODS), value=method, description="distractors",
-                                      style=STYLE),
-            "retriever": w.Dropdown(options=list(synth_data.RETRIEVERS), value=retriever, description="retriever",
-                                    layout=LAYOUT, style=STYLE),
-        }  # fmt: skip
-        super().__init__(controls, lambda **s: synth_data.filter_view(frame, **s), synth_html)
+        """Compute and render everything first, then show it: an error leaves nothing half-updated."""
+        try:
+            value = self.compute(**self.state)
+            shown = self.render(value)
+            result = self.summary(value)
+        except self.input_errors as err:
+            self.message.value = error_html(err, with_type=False)
+            return
+        except Exception as err:  # noqa: BLE001 - a UI callback must never die silently
+            # otherwise the exception would vanish into the browser console and freeze the widget
+            self.message.value = error_html(err)
+            self.result = {"error": f"{type(err).__name__}: {err}"}
+            for out in self.outputs.values():
+                out.value = b"" if isinstance(out, w.Image) else ""
+            return
+        if not isinstance(shown, Mapping):
+            shown = {next(iter(self.outputs)): shown}
+        for name, value in shown.items():
+            self.outputs[name].value = value
+        self.result = result
+        self.message.value = ""

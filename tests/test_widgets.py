@@ -1,24 +1,162 @@
-"""Widgets from state to HTML, without a browser: errors are shown in place and the widget keeps working.
+"""Explorers from state to HTML, without a browser: what each state shows, errors in place, the widget keeps working.
 
-The browser tests (tests/browser/) prove the wiring in real JupyterLab; these prove what each state shows.
+Every explorer is checked state by state against labkit's own pure functions (``html_for`` renders any state
+without moving the widget; ``html_cells`` reads the keyed cells back). The browser tests (tests/browser/) then
+only need to prove the wiring in real JupyterLab.
 """
 
 from __future__ import annotations
 
+import ipywidgets as w
+import pandas as pd
 import pytest
 
-from labkit import widgets
+from labkit import fusion, metrics, plots, triage, widgets
+from labkit.explorer import Explorer, html_cells, html_table, html_text
 from labkit.faithfulness import Verdict
+from labkit.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
+
+
+def cells(html_: str, attr: str = "cell") -> dict[str, str]:
+    return dict(html_cells(html_, attr))
+
+
+# ---------------------------------------------------------------- the one table helper and its reader
+
+
+def test_html_table_keys_every_value_cell_and_formats_by_type():
+    frame = pd.DataFrame({"n": [3, 12], "R@10": [0.5, float("nan")]}, index=pd.Index(["easy", "a<b"], name="slice"))
+    table = html_table(frame, ".2f")
+    # ints stay ints in a row that also holds floats; NaN is an empty cell; labels are escaped
+    assert cells(table) == {"easy|n": "3", "easy|R@10": "0.50", "a<b|n": "12", "a<b|R@10": ""}
+    assert "<th>slice</th>" in table and "a&lt;b" in table and table.count('class="lk-value"') == 4
+
+    columns = pd.MultiIndex.from_tuples([("R@10", "bm25"), ("R@10", "dense")])
+    two_levels = pd.DataFrame([[0.1, 0.25]], index=["easy"], columns=columns)
+    table = html_table(two_levels, ".4f", index_name="slice", key="{column}|{row}")
+    assert cells(table) == {"R@10|bm25|easy": "0.1000", "R@10|dense|easy": "0.2500"}
+    assert "<th>R@10<br>bm25</th>" in table
+
+    pairs = html_table({"P@k": 0.4, "R@k": None}, ".4f", attr="metric", missing="undefined")
+    assert cells(pairs, "metric") == {"P@k": "0.4000", "R@k": "undefined"} and pairs.count("<tr>") == 2  # no header
+    tuples = pd.DataFrame({"x": [1]}, index=pd.MultiIndex.from_tuples([("hard", "kept")]))
+    assert cells(html_table(tuples)) == {"hard · kept|x": "1"}
+
+
+def test_html_cells_and_html_text_read_what_a_browser_shows():
+    page = (
+        '<p>fix <b class="lk-priority">gen</b></p></span><ol><li data-qid="q&amp;1"><code>a</code>\n  b<br>c</li></ol>'
+    )
+    assert html_cells(page, "qid") == [("q&1", "a bc")]  # textContent: <br> adds nothing, whitespace squeezed
+    assert html_text(page) == "fix gena bc"  # the stray </span> closes nothing
+
+
+# ---------------------------------------------------------------- the explorer skeleton
+
+
+def _square(n):
+    if n < 0:
+        raise ValueError("n must be >= 0")
+    return pd.DataFrame({"square": [n * n]}, index=pd.Index(["row"], name="what"))
+
+
+def test_explorer_state_to_html_and_errors_in_place():
+    e = Explorer({"n": w.IntSlider(value=2, min=-3, max=3)}, _square, html_table)
+    assert cells(e.output.value) == {"row|square": "4"} and "lk-output-output" in e.output._dom_classes
+    assert cells(e.html_for(n=3)) == {"row|square": "9"} and e.state == {"n": 2}  # html_for leaves the widget be
+    e.controls["n"].value = -1
+    assert e.result == {"error": "ValueError: n must be >= 0"} and "lk-error" in e.message.value
+    assert e.output.value == ""  # no stale number under a control that has moved
+    e.controls["n"].value = 1
+    assert e.message.value == "" and e.result.loc["row", "square"] == 1
+    with pytest.raises(ValueError, match="no control named 'm'"):
+        e.html_for(m=1)
+    with pytest.raises(ValueError, match="at least one control"):
+        Explorer({}, _square, html_table)
+
+
+class _Twice(Explorer):
+    input_errors = (ValueError,)
+
+    def __init__(self):
+        def compute(n):
+            if n == 9:
+                raise RuntimeError("broken")
+            return {"n": n, "square": _square(n).loc["row", "square"]}
+
+        outputs = {"a": w.HTML(), "b": w.HTML()}
+        render = lambda v: {"a": f"<b>{v['n']}</b>", "b": f"<i>{v['square']}</i>"}  # noqa: E731
+        super().__init__({"n": w.IntSlider(value=2, min=-3, max=9)}, compute, render, outputs=outputs,
+                         summary=lambda v: v["n"])  # fmt: skip
+
+
+def test_explorer_input_errors_keep_the_last_result_and_other_errors_replace_it():
+    e = _Twice()
+    assert e.result == 2 and e.outputs["b"].value == "<i>4</i>"
+    assert e.html_for(n=3) == {"a": "<b>3</b>", "b": "<i>9</i>"}
+    e.controls["n"].value = -1  # the learner's input: the message alone, the last good numbers stay
+    assert e.result == 2 and e.outputs["b"].value == "<i>4</i>"
+    assert "n must be &gt;= 0" in e.message.value and "ValueError" not in e.message.value
+    e.controls["n"].value = 9  # anything else: its type, an error result, empty outputs
+    assert e.result == {"error": "RuntimeError: broken"} and "RuntimeError: broken" in e.message.value
+    assert e.outputs["a"].value == e.outputs["b"].value == ""
+    e.controls["n"].value = 1
+    assert (e.result, e.message.value, e.outputs["a"].value) == (1, "", "<b>1</b>")
+
+
+# ---------------------------------------------------------------- 03: the metrics playground
+
+
+def _metrics_shown(v):
+    return "undefined" if v is None else f"{v:.4f}"
+
+
+def test_playground_shows_labkit_metrics_and_chart_for_every_state():
+    pg = widgets.MetricsPlayground()  # the running example
+    assert pg.grades.value == widgets.grades_text(RUNNING_GRADES)
+    assert pg.unretrieved.value == widgets.grades_text(RUNNING_UNRETRIEVED)
+    for move in ({}, {"k": 3}, {"thr": 2, "idcg": "all_judged"}, {"grades": "3, 0, 1, 2", "unretrieved": ""},
+                 {"grades": "0 0", "unretrieved": ""}):  # fmt: skip
+        s = {**pg.state, **move}
+        grades, extra = widgets.parse_grades(s["grades"]), widgets.parse_grades(s["unretrieved"])
+        want = metrics.ranking_metrics(grades, s["k"], s["thr"], extra, s["idcg"])
+        shown = pg.html_for(**move)
+        assert cells(shown["table"], "metric") == {name: _metrics_shown(v) for name, v in want.items()}, move
+    assert cells(shown["table"], "metric")["R@k"] == "undefined"  # no relevant document at all
+    pg.k.value = 3
+    assert pg.result == metrics.ranking_metrics(RUNNING_GRADES, 3, 1, RUNNING_UNRETRIEVED)
+    assert pg.table.value == pg.html_for()["table"]
+    assert pg.chart.value == plots.figure_png(plots.plot_gain_discount(RUNNING_GRADES, 3, RUNNING_UNRETRIEVED))
 
 
 def test_playground_shows_a_bad_grade_in_place_and_recovers():
     pg = widgets.MetricsPlayground()
-    good = dict(pg.result)
+    good, table = dict(pg.result), pg.table.value
     pg.grades.value = "0, 1e999, 3"  # an infinite grade
     assert "lk-error" in pg.message.value and "finite" in pg.message.value
-    assert pg.result == good  # the last good result stays, nothing half-updated
+    assert pg.result == good and pg.table.value == table  # the last good result stays, nothing half-updated
+    pg.grades.value = "0, x, 3"
+    assert "&#x27;x&#x27; is not a number" in pg.message.value
+    pg.grades.value = " "
+    assert "at least one grade" in pg.message.value
     pg.grades.value = "3, 2, 1"
     assert pg.message.value == "" and pg.result["nDCG@k"] == pytest.approx(1.0)
+
+
+def test_playground_buttons_move_a_document_and_the_ranks_follow_the_grades():
+    pg = widgets.MetricsPlayground()
+    pg.position.value = 2
+    pg.down.click()
+    assert (pg.grades.value, pg.position.value) == ("0, 0, 2, 3, 1", 3)
+    pg.up.click()
+    pg.up.click()
+    assert (pg.grades.value, pg.position.value) == ("2, 0, 0, 3, 1", 1)
+    pg.up.click()  # already at the top: nothing moves
+    assert pg.grades.value == "2, 0, 0, 3, 1"
+    pg.grades.value = "1, 2, 3"
+    assert list(pg.position.options) == [1, 2, 3]
+    pg.grades.value = "1, x"  # not valid: the ranks stay
+    assert list(pg.position.options) == [1, 2, 3]
 
 
 def test_playground_refuses_a_k_its_slider_cannot_show():
@@ -27,23 +165,179 @@ def test_playground_refuses_a_k_its_slider_cannot_show():
     assert widgets.MetricsPlayground(grades=[0] * 12, k=12).k.max == 12
 
 
+# ---------------------------------------------------------------- 01, 04: rankings of two retrievers
+
+RUNS = {"bm25": {"q1": ["a", "b", "c"], "q2": ["d", "a", "b"]}, "dense": {"q1": ["c", "a", "d"], "q2": ["a", "d", "c"]}}
+QRELS = {"q1": {"c": 3, "b": 1}, "q2": {"a": 2}}
+GROUPS = {"q1": "easy", "q2": "hard"}
+
+
+def _table_cells(table) -> dict[str, str]:
+    return {f"{m}|{n}|{group}": f"{v:.4f}" for group, row in table.iterrows() for (m, n), v in row.items()}
+
+
+def test_fusion_explorer_shows_the_hybrid_table_and_the_fused_ranking():
+    ex = widgets.FusionExplorer(RUNS, QRELS, GROUPS, {"q1": "first?", "q2": "second?"}, k=3, top_n=3, query="q1")
+    for move in ({}, {"c": 1}, {"weight dense": 0.0, "query": "q2"}, {"weight bm25": 2.0, "c": 200}):
+        s = {**ex.state, **move}
+        weights = [s["weight bm25"], s["weight dense"]]
+        shown = ex.html_for(**move)
+        table = fusion.hybrid_table(RUNS, QRELS, GROUPS, c=s["c"], weights=weights, k=3)
+        assert cells(shown["table"]) == _table_cells(table), move
+        fused, score = fusion.rrf([RUNS[n][s["query"]] for n in RUNS], c=s["c"], top_n=3, weights=weights)
+        grade = QRELS[s["query"]]
+        assert html_cells(shown["ranking"], "chunk") == [
+            (d, f"{d} {score[d]:.5f}" + (f" gold, grade {grade[d]}" if d in grade else "")) for d in fused
+        ], move
+        assert html_text(shown["ranking"]).startswith(f"fused top 3 for {s['query']}")
+    ex.weights["dense"].value = 0.0  # the hybrid is BM25's own ranking
+    assert ex.result["ranking"] == RUNS["bm25"]["q1"]
+    assert ex.result["table"].equals(fusion.hybrid_table(RUNS, QRELS, GROUPS, weights=[1.0, 0.0], k=3).round(4))
+
+
+class _Fixed:
+    def __init__(self, ids):
+        self.ids = ids
+
+    def search(self, question, k):
+        return [(d, 1.0 / (i + 1)) for i, d in enumerate(self.ids[:k])]
+
+
+def test_question_box_shows_each_retrievers_top_k_and_keeps_them_on_an_empty_question():
+    box = widgets.QuestionBox({"bm25": _Fixed(["a", "b", "c"]), "dense": _Fixed(["c", "a"])}, question="vpn", k=3)
+    want = {"bm25|1": "a", "bm25|2": "b", "bm25|3": "c", "dense|1": "c", "dense|2": "a", "dense|3": ""}
+    assert cells(box.output.value) == want and box.result.shape == (3, 2)
+    box.text.value = "  "
+    assert "question must be a non-empty string" in box.message.value and cells(box.output.value) == want
+    box.text.value = "leave"
+    assert box.message.value == ""
+
+
+def test_cutoff_explorer_shows_mrr_and_hit_rate_at_each_k():
+    ex = widgets.CutoffExplorer(RUNS, QRELS, GROUPS, k=2, max_k=3)
+    for k in (1, 2, 3):
+        cut = {name: {q: r[:k] for q, r in run.items()} for name, run in RUNS.items()}
+        want = _table_cells(metrics.compare_runs(cut, QRELS, GROUPS, (f"RR@{k}", f"hit@{k}")))
+        assert cells(ex.html_for(k=k)) == want
+    shown = cells(ex.html_for(k=3))  # by hand: q1's first gold in BM25 is b at rank 2; q2's in dense is a at 1
+    assert (shown["RR@3|bm25|easy"], shown["RR@3|dense|hard"], shown["hit@3|bm25|easy"]) == (
+        "0.5000",
+        "1.0000",
+        "1.0000",
+    )
+    ex.k.value = 1
+    assert list(ex.result.columns.get_level_values(0).unique()) == ["RR@1", "hit@1"]
+
+
+# ---------------------------------------------------------------- 05: the chunk grid
+
+
+class _Grid:
+    def __init__(self):
+        self.calls = []
+
+    def evaluate(self, size, overlap, k, evidence=False):
+        self.calls.append((size, overlap, k))
+        columns = pd.MultiIndex.from_tuples([("R@10", "bm25"), ("ER@10", "bm25")])
+        return pd.DataFrame([[size / 1000, overlap / 100 + k / 1e4]], index=pd.Index(["all"], name="slice"),
+                            columns=columns)  # fmt: skip
+
+    def costs(self, size, overlap, k):
+        return {"chunks": 1000 / (size - overlap), "words read": k * size}
+
+
+def test_chunk_grid_explorer_shows_costs_and_table_of_each_configuration():
+    grid = _Grid()
+    ex = widgets.ChunkGridExplorer(grid)
+    assert grid.calls == [(128, 32, 10)]  # overlap is a fraction of the size: 25 % of 128 words
+    shown = ex.html_for(size=256, overlap=0.5, k=7)
+    assert html_text(shown["costs"]) == "size 256, overlap 128 words: chunks 7.812, words read 1792"
+    assert cells(shown["costs"], "cost") == {"chunks": "7.812", "words read": "1792"}
+    assert cells(shown["table"]) == {"R@10|bm25|all": "0.2560", "ER@10|bm25|all": "1.2807"}
+    ex.overlap.value = 0.0
+    assert ex.result["overlap"] == 0 and ex.result["costs"] == grid.costs(128, 0, 10)
+
+
+# ---------------------------------------------------------------- 07: triage
+
+TRACES = [
+    {"qid": "q1", "question": "How long?", "gold": ["a"], "retrieved": ["a", "b"], "answer_pass": True,
+     "gold_spans": ["ten days"], "answer": "It is ten days."},
+    {"qid": "q2", "question": "Who <decides>?", "gold": ["c"], "retrieved": ["a", "b", "c"], "answer_pass": False,
+     "gold_spans": ["the <HR> team"], "answer": "Ask IT."},
+    {"qid": "q3", "question": "Where?", "gold": ["b"], "retrieved": ["a", "b"], "answer_pass": False},
+]  # fmt: skip
+
+
+def test_triage_explorer_shows_counts_priority_and_the_chosen_cells_traces():
+    asked = []
+    ex = widgets.TriageExplorer(lambda k: asked.append(k) or TRACES, k=2, max_k=3)
+    for k in (2, 3):
+        counts = triage.triage(TRACES, k)
+        shown = ex.html_for(k=k)
+        want = {f"{q}|traces": str(c) for q, c in counts.items()} | {
+            f"{q}|share": f"{c / 3:.1%}" for q, c in counts.items()
+        }
+        assert cells(shown["table"]) == want
+        assert f'<b class="lk-priority">{triage.priority(counts)}</b>' in shown["table"]
+    gen = html_cells(ex.html_for(k=2, cell="GEN_FAIL")["examples"], "qid")
+    assert gen == [("q3", "q3 Where?gold: b (rank 2); read: a, bgold span: not recordedanswer (holds no gold span):")]
+    ret = ex.html_for(k=2, cell="RET_FAIL")["examples"]
+    assert "Who &lt;decides&gt;?" in ret and '<q class="lk-gold-span">the &lt;HR&gt; team</q>' in ret
+    assert "c (not read)" in html_text(ret)
+    assert "It is ten days." in html_text(ex.html_for(cell="OK")["examples"])
+    assert html_text(ex.html_for(cell="LUCKY")["examples"]) == "no trace in this cell"
+    ex.k.value = 3
+    ex.cell.value = "OK"
+    ex.k.value = 2
+    counts = triage.triage(TRACES, 2)
+    assert asked == [2, 3]  # each k once
+    assert ex.result == {"k": 2, "counts": counts, "priority": triage.priority(counts), "examples": ["q1"]}
+
+
 def _traces_at(k):
     if k == 7:
         raise RuntimeError("the pipeline broke at k=7")
-    return [
-        {"qid": "q1", "question": "?", "gold": ["a"], "retrieved": ["a", "b"], "answer_pass": True},
-        {"qid": "q2", "question": "?", "gold": ["c"], "retrieved": ["a", "b"], "answer_pass": False},
-    ]
+    return TRACES[:2]
 
 
 def test_an_exception_in_a_callback_is_shown_and_the_widget_keeps_working():
-    tx = widgets.TriageExplorer(_traces_at, k=5)
+    tx = widgets.TriageExplorer(_traces_at, k=2)
     assert tx.result["counts"]["OK"] == 1
     tx.k.value = 7
     assert tx.result == {"error": "RuntimeError: the pipeline broke at k=7"}
-    assert "lk-error" in tx._error_box.value and "k=7" in tx._error_box.value
-    tx.k.value = 6
-    assert tx._error_box.value == "" and tx.result["counts"]["RET_FAIL"] == 1
+    assert "lk-error" in tx.message.value and "k=7" in tx.message.value and tx.table.value == ""
+    tx.k.value = 3
+    assert tx.message.value == "" and tx.result["counts"]["GEN_FAIL"] == 1
+
+
+# ---------------------------------------------------------------- 09: routing
+
+
+def test_routing_explorer_shows_each_statistic_and_computes_each_k_once():
+    asked = []
+
+    def stats(k):
+        asked.append(k)
+        return {
+            "tokens p50": 123.456 * k,
+            "$ per 1k requests": float("nan") if k == 3 else 0.0123456,
+            "share to nano": 1 / k,
+        }
+
+    ex = widgets.RoutingExplorer(stats, k=2, max_k=5)
+    assert cells(ex.table.value, "stat") == {
+        "tokens p50": "246.9",
+        "$ per 1k requests": "0.01235",
+        "share to nano": "0.5",
+    }
+    ex.k.value = 3
+    assert cells(ex.table.value, "stat")["$ per 1k requests"] == "nan"
+    ex.k.value = 2
+    assert asked == [2, 3] and ex.result == {**stats(2)}
+
+
+# ---------------------------------------------------------------- 06: faithfulness
 
 
 def test_faithfulness_explorer_shows_verdicts_quotes_and_highlights_real_evidence():
@@ -60,55 +354,33 @@ def test_faithfulness_explorer_shows_verdicts_quotes_and_highlights_real_evidenc
     fx = widgets.FaithfulnessExplorer(rows, {"fake": judge})
     assert fx.result == {"qid": "q1", "judge": "fake", "verdicts": ["supported", "unsupported"], "score": 0.5,
                          "status": "FAIL"}  # fmt: skip
-    html = fx.view.value
-    assert "<mark>Employees get 15 days of leave.</mark>" in html and "<mark>paid in cash" not in html
-    assert 'data-verdict="unsupported"' in html
+    html_ = fx.view.value
+    assert "<mark>Employees get 15 days of leave.</mark>" in html_ and "<mark>paid in cash" not in html_
+    assert [v for _, v in html_cells(html_, "verdict")] == ["supported You get 15 days.quote: \"Employees get 15 "
+                                                             'days of leave."', 'unsupported It is paid in cash.'
+                                                             'quote: "paid in cash"']  # fmt: skip
+    assert cells(html_, "status") == {"FAIL": "FAIL"}
     fx.mode.value = "score"
-    assert "score <b>0.50</b>" in fx.view.value
+    assert "score <b>0.50</b>" in fx.view.value and fx.view.value == fx.html_for()
 
     def broken(context, claim):
         raise ValueError("claim is too long")
 
     fx2 = widgets.FaithfulnessExplorer(rows, {"fake": judge, "broken": broken})
     fx2.judge.value = "broken"
-    assert "claim is too long" in fx2.view.value and fx2.result == {"error": "claim is too long"}
+    assert "claim is too long" in fx2.message.value and fx2.view.value == ""
+    assert fx2.result == {"error": "ValueError: claim is too long"}
     fx2.judge.value = "fake"
-    assert fx2.result["status"] == "FAIL"
+    assert fx2.result["status"] == "FAIL" and fx2.message.value == ""
 
 
-# ---------------------------------------------------------------- the explorer skeleton and chapter 02's explorer
-
-
-def test_explorer_state_to_html_and_errors_in_place():
-    import ipywidgets as w
-    import pandas as pd
-
-    from labkit.explorer import Explorer, html_table
-
-    def compute(n):
-        if n < 0:
-            raise ValueError("n must be >= 0")
-        return pd.DataFrame({"square": [n * n]}, index=pd.Index(["row"], name="what"))
-
-    e = Explorer({"n": w.IntSlider(value=2, min=-3, max=3)}, compute, html_table)
-    assert 'data-cell="row|square"' in e.output.value and ">4<" in e.output.value
-    assert ">9<" in e.html_for(n=3) and e.state == {"n": 2}  # html_for leaves the widget as it is
-    e.controls["n"].value = -1
-    assert e.result == {"error": "ValueError: n must be >= 0"} and "lk-error" in e._error_box.value
-    e.controls["n"].value = 1
-    assert e._error_box.value == "" and e.result.loc["row", "square"] == 1
-    with pytest.raises(ValueError, match="no control named 'm'"):
-        e.html_for(m=1)
-    with pytest.raises(ValueError, match="at least one control"):
-        Explorer({}, compute, html_table)
+# ---------------------------------------------------------------- 02: synthetic questions
 
 
 def test_synth_explorer_renders_the_filter_view():
     from test_synth import _frame
 
-    from labkit.explorer import SynthExplorer
-
-    e = SynthExplorer(_frame(), threshold=4)
+    e = widgets.SynthExplorer(_frame(), threshold=4)
     assert e.result.counts.loc["synthetic-easy", "kept"] == 2
     html_ = e.output.value
     assert 'data-cell="synthetic-hard|kept"' in html_ and 'data-cell="synthetic-hard, kept|R@10"' in html_

@@ -1,10 +1,10 @@
-"""The 06 faithfulness explorer on the page (``labkit.widgets.FaithfulnessExplorer``), and what labkit says."""
+"""The 06 faithfulness explorer (``labkit.widgets.FaithfulnessExplorer``) on the page, built on replayed recordings."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from labdriver import poll
+from labdriver import ExplorerPage
 
 STEM = "06_faithfulness"
 
@@ -26,52 +26,8 @@ def ch06_inputs():
     return rows, judges
 
 
-class FaithfulnessExplorerPage:
-    def __init__(self, page, stem: str = STEM):
-        self.page, self.stem = page, stem
-        self.root = page.locator(".lk-faithfulness-explorer")
-        rows, judges = ch06_inputs()
-        self.qid, self.judge, self.mode = next(iter(rows)), next(iter(judges)), "PASS/FAIL"
+def faithfulness_explorer(page, stem: str = STEM) -> ExplorerPage:
+    from labkit import widgets
 
-    def select(self, label: str):
-        return (
-            self.root.locator(".widget-dropdown")
-            .filter(has=self.page.locator("label", has_text=label))
-            .locator("select")
-        )
-
-    def toggle(self, option: str):
-        return self.root.locator(".widget-toggle-button", has_text=option)
-
-    def shown(self) -> tuple:
-        verdicts = self.root.locator("li.lk-claim").evaluate_all("els => els.map(e => e.dataset.verdict)")
-        if self.mode == "PASS/FAIL":
-            head = self.root.locator(".lk-status").evaluate_all("els => els.map(e => e.dataset.status)")
-        else:
-            head = self.root.locator(".lk-score b").all_inner_texts()
-        marks = self.root.locator("mark").count()
-        return verdicts, head, marks
-
-    def expected(self) -> tuple:
-        from labkit import faithfulness
-
-        rows, judges = ch06_inputs()
-        row = rows[self.qid]
-        res = faithfulness.faithfulness(row["answer"], row["context"], judges[self.judge])
-        verdicts = [v.verdict or "error" for v in res.verdicts]
-        head = [res.status] if self.mode == "PASS/FAIL" else ["n/a" if res.score is None else f"{res.score:.2f}"]
-        quotes = {v.quote.strip() for v in res.verdicts if v.quote.strip()}
-        marks = sum(faithfulness.quote_in_context(q, row["context"]) and q in row["context"] for q in quotes)
-        return verdicts, head, marks
-
-    def state(self) -> str:
-        return f"question={self.qid!r} judge={self.judge!r} show={self.mode!r}"
-
-    def check(self, widget: str) -> tuple:
-        want = self.expected()
-        shown = poll(self.shown, want)
-        assert shown == want, (
-            f"{self.stem}: FaithfulnessExplorer {widget} -> the page shows (verdicts, status/score, highlighted "
-            f"quotes) {shown}, labkit says {want} (for {self.state()})"
-        )
-        return want
+    rows, judges = ch06_inputs()
+    return ExplorerPage(page, stem, widgets.FaithfulnessExplorer(list(rows.values()), judges))

@@ -1,4 +1,6 @@
-"""Helpers of the browser tests (imported by conftest.py and the tests): servers, Chromium, JupyterLab pages."""
+"""Helpers of the browser tests (imported by conftest.py and the tests): servers, Chromium, JupyterLab pages, and
+:class:`ExplorerPage`: a labkit explorer on the page beside the same explorer built here on the notebook's inputs.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import labkit
-from labkit import metrics, plots
+from labkit.explorer import html_cells, html_text
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -226,16 +228,7 @@ PROMPTS = (
 )
 
 
-# ---------------------------------------------------------------- widgets
-
-
-def fmt(v: float | None) -> str:
-    """How the playground prints a metric (labkit.widgets._fmt, restated so a bug there is caught)."""
-    return "undefined" if v is None else f"{v:.4f}"
-
-
-def grades_text(grades: list[int]) -> str:
-    return ", ".join(str(g) for g in grades)
+# ---------------------------------------------------------------- explorers
 
 
 def exact(text: str) -> re.Pattern:
@@ -252,108 +245,179 @@ def poll(read, want, timeout: float = WIDGET_TIMEOUT_S):
         time.sleep(0.1)
 
 
-class Playground:
-    """The 03 playground on the page, with the state the test has put it in."""
+def _diffs(shown: dict, want: dict) -> list[str]:
+    return [
+        f"{key} shows {shown.get(key, '(missing)')}, labkit says {value}"
+        for key, value in want.items()
+        if shown.get(key) != value
+    ] + [f"{key} shows {shown[key]}, labkit has no such cell" for key in shown if key not in want]
 
-    def __init__(self, page, stem: str = "03_metrics_by_hand"):
-        self.page, self.stem = page, stem
-        self.root = page.locator(".jp-OutputArea-output > .widget-vbox").filter(has=page.locator(".lk-result"))
-        self.grades, self.k, self.thr, self.unretrieved, self.idcg = [0, 2, 0, 3, 1], 5, 1, [2], "retrieved"
 
-    # -- controls
+# An HTML output on the page: its text and, per data attribute, its keyed cells, as html_text / html_cells read
+# the HTML labkit renders (textContent, runs of whitespace squeezed).
+READ_OUTPUT = """(e, attrs) => {
+    const squeeze = s => s.split(/\\s+/).filter(Boolean).join(" ");
+    const box = e.querySelector(".widget-html-content") || e;
+    const cells = {};
+    for (const a of attrs) {
+        const keyed = [...box.querySelectorAll(`[data-${a}]`)];
+        cells[a] = keyed.map(x => [x.getAttribute(`data-${a}`), squeeze(x.textContent)]);
+    }
+    return [squeeze(box.textContent), cells];
+}"""
+# SHA-256 of the PNG an Image output shows (ipywidgets serves it from a blob: URL).
+READ_IMAGE = """async img => {
+    if (!img.src) return "(no image)";
+    const bytes = await (await fetch(img.src)).arrayBuffer();
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    return Array.from(digest, b => b.toString(16).padStart(2, "0")).join("");
+}"""
+
+
+class ExplorerPage:
+    """One labkit explorer on the page, and the same explorer built here on the notebook's inputs.
+
+    A test moves a control on the page as a learner would, records the move in ``state`` (the explorer's control
+    names: ``state["k"] = 6``), and :meth:`check` compares every output on the page (found by its class
+    ``lk-output-<name>``) with what ``explorer.html_for(**state)`` renders here: its text and every keyed cell,
+    or a chart's PNG byte for byte. What each state should show is proven by the unit tests
+    (tests/test_widgets.py); this proves the wiring, in the real front end.
+    """
+
+    def __init__(self, page, stem: str, explorer, timeout: float = WIDGET_TIMEOUT_S):
+        self.page, self.stem, self.explorer, self.timeout = page, stem, explorer, timeout
+        self.name = type(explorer).__name__
+        self.root = page.locator(f".{explorer.css_class}")
+        self.state = dict(explorer.state)  # as the notebook creates it
+
+    # -- controls, by their label
     def slider(self, label: str):
         return self.root.locator(".widget-slider").filter(has=self.page.locator("label", has_text=exact(label)))
 
-    def text(self, label: str):
-        return self.root.get_by_label(label, exact=True)
+    def readout(self, label: str) -> str:
+        return self.slider(label).locator(".widget-readout").inner_text().strip()
 
-    def button(self, label: str):
-        return self.root.locator("button", has_text=exact(label))
-
-    @property
-    def dropdown(self):
-        return self.root.locator(".widget-dropdown select")
-
-    # -- what the page shows
-    def table(self) -> dict[str, str]:
-        return self.root.locator(".lk-value").evaluate_all(
-            "els => Object.fromEntries(els.map(e => [e.dataset.metric, e.textContent.trim()]))"
-        )
-
-    def error(self) -> str:
-        err = self.root.locator(".lk-error")
-        return err.first.inner_text().strip() if err.count() else ""
-
-    def expected(self) -> dict[str, str]:
-        result = metrics.ranking_metrics(self.grades, self.k, self.thr, self.unretrieved, self.idcg)
-        return {name: fmt(v) for name, v in result.items()}
-
-    def chart_sha256(self) -> str:
-        """SHA-256 of the PNG the chart <img> shows (ipywidgets serves it from a blob: URL)."""
-        return self.root.locator(".widget-image").first.evaluate(
-            """async img => {
-                if (!img.src) return "(no image)";
-                const bytes = await (await fetch(img.src)).arrayBuffer();
-                const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-                return Array.from(digest, b => b.toString(16).padStart(2, "0")).join("");
-            }"""
-        )
-
-    def expected_chart_sha256(self) -> str:
-        """The same chart drawn here by labkit (Agg output is byte-identical to the kernel's)."""
-        labkit.setup()  # the notebook's matplotlib style, as its first cell sets it
-        fig = plots.plot_gain_discount(self.grades, self.k, self.unretrieved, self.idcg)
-        return hashlib.sha256(plots.figure_png(fig)).hexdigest()
-
-    # -- checks
-    def check(self, widget: str) -> None:
-        """The table and the chart show what labkit computes for the current state, and no error."""
-        want = self.expected()
-        state = f"grades={self.grades} k={self.k} thr={self.thr} unretrieved={self.unretrieved} idcg={self.idcg!r}"
-        shown = poll(self.table, want)
-        if shown != want:
-            diffs = [
-                f"{name} shows {shown.get(name, '(missing)')}, labkit says {value}"
-                for name, value in want.items()
-                if shown.get(name) != value
-            ]
-            error = self.error()
-            raise AssertionError(
-                f"{self.stem}: {widget} -> {'; '.join(diffs)}"
-                + (f" [widget error: {error}]" if error else "")
-                + f" (for {state})"
-            )
-        assert not self.error(), f"{self.stem}: {widget} -> unexpected error {self.error()!r}"
-        want_chart = self.expected_chart_sha256()
-        assert poll(self.chart_sha256, want_chart) == want_chart, (
-            f"{self.stem}: {widget} -> the gain/discount chart is not the one labkit draws for {state}"
-        )
-
-    def check_error(self, widget: str, *fragments: str) -> None:
-        """The error line names the problem; the table keeps the last valid values."""
-        before = self.expected()
-        shown = poll(lambda: all(f in self.error() for f in fragments), True)
-        assert shown, (
-            f"{self.stem}: {widget} -> error line shows {self.error() or '(nothing)'!r}, "
-            f"expected it to mention {' and '.join(map(repr, fragments))}"
-        )
-        assert self.table() == before, f"{self.stem}: {widget} -> the table changed although the input is invalid"
-
-    def check_control(self, widget: str, read, want: str) -> None:
-        shown = poll(read, want)
-        assert shown == want, f"{self.stem}: {widget} shows {shown!r}, expected {want!r}"
-
-    # -- actions
     def press_slider(self, label: str, key: str, times: int = 1) -> None:
         handle = self.slider(label).locator(".noUi-handle")
         handle.focus()
         for _ in range(times):
             handle.press(key)
 
+    def select(self, label: str):
+        has_label = self.page.locator("label", has_text=exact(label))
+        return self.root.locator(".widget-dropdown").filter(has=has_label).locator("select")
+
+    def toggle(self, option: str):
+        return self.root.locator(".widget-toggle-button", has_text=exact(option))
+
+    def chosen(self) -> list[str]:
+        """The pressed toggle button(s) (ipywidgets marks the selected one ``mod-active``)."""
+        return self.root.locator(".widget-toggle-button.mod-active").all_inner_texts()
+
+    def button(self, label: str):
+        return self.root.locator("button", has_text=exact(label))
+
+    def text(self, label: str):
+        return self.root.get_by_label(label, exact=True)
+
     def type_text(self, label: str, value: str, key: str = "Enter") -> None:
         box = self.text(label)
         box.fill(value)
         box.press(key)
+
+    # -- what the page shows and what labkit renders
+    def expected(self) -> dict:
+        """Per output: ``[text, {attribute: [[key, text], ...]}]``, or a chart's SHA-256."""
+        rendered = self.explorer.html_for(**self.state)
+        if not isinstance(rendered, dict):
+            rendered = {next(iter(self.explorer.outputs)): rendered}
+        out = {}
+        for name, value in rendered.items():
+            if isinstance(value, bytes):
+                out[name] = hashlib.sha256(value).hexdigest()
+            else:
+                attrs = sorted(set(re.findall(r'\bdata-([a-z]+)="', value)))
+                out[name] = [html_text(value), {a: [list(c) for c in html_cells(value, a)] for a in attrs}]
+        return out
+
+    def shown(self, want: dict) -> dict:
+        out = {}
+        for name, value in want.items():
+            box = self.root.locator(f".lk-output-{name}").first
+            out[name] = (
+                box.evaluate(READ_IMAGE) if isinstance(value, str) else box.evaluate(READ_OUTPUT, list(value[1]))
+            )
+        return out
+
+    def error(self) -> str:
+        err = self.root.locator(".lk-error")
+        return err.first.inner_text().strip() if err.count() else ""
+
+    def describe(self) -> str:
+        return ", ".join(f"{name}={value!r}" for name, value in self.state.items())
+
+    # -- checks
+    def check(self, widget: str, previous: dict | None = None) -> dict:
+        """Every output shows what labkit renders for ``state``, and no error line.
+
+        ``previous``: what the last check expected; a move that changes nothing would prove nothing.
+        Returns what this check expected.
+        """
+        want = self.expected()
+        assert want != previous, f"{self.stem}: {self.name} {widget} -> the test's move changes nothing"
+        shown = poll(lambda: self.shown(want), want, self.timeout)
+        if shown != want:
+            raise AssertionError(f"{self.stem}: {self.name} {widget} -> {self.explain(shown, want)}")
+        assert not self.error(), f"{self.stem}: {self.name} {widget} -> unexpected error {self.error()!r}"
+        return want
+
+    def explain(self, shown: dict, want: dict) -> str:
+        problems = []
+        for name, value in want.items():
+            if isinstance(value, str):  # a chart
+                if shown[name] != value:
+                    problems.append(f"the {name} is not the one labkit draws")
+                continue
+            for attr, cells in value[1].items():
+                problems += _diffs(dict(shown[name][1].get(attr, [])), dict(cells))
+            if not problems and shown[name][0] != value[0]:
+                problems.append(f"{name} shows {shown[name][0]!r:.400}, labkit renders {value[0]!r:.400}")
+        error = self.error()
+        return "; ".join(problems) + (f" [widget error: {error}]" if error else "") + f" (for {self.describe()})"
+
+    def check_error(self, widget: str, *fragments: str) -> None:
+        """The error line names the problem; every output keeps what it showed for the last valid ``state``."""
+        shown = poll(lambda: all(f in self.error() for f in fragments), True)
+        assert shown, (
+            f"{self.stem}: {self.name} {widget} -> error line shows {self.error() or '(nothing)'!r}, "
+            f"expected it to mention {' and '.join(map(repr, fragments))}"
+        )
+        want = self.expected()
+        shown = self.shown(want)
+        assert shown == want, (
+            f"{self.stem}: {self.name} {widget} -> changed on invalid input: {self.explain(shown, want)}"
+        )
+
+    def check_control(self, widget: str, read, want) -> None:
+        shown = poll(read, want)
+        assert shown == want, f"{self.stem}: {self.name} {widget} shows {shown!r}, expected {want!r}"
+
+
+def cells(want: dict, output: str, attr: str = "cell") -> dict[str, str]:
+    """The keyed cells of one output in what :meth:`ExplorerPage.check` returned."""
+    return dict(want[output][1].get(attr, []))
+
+
+# ---------------------------------------------------------------- chapter 03
+
+
+def playground(page, stem: str = "03_metrics_by_hand") -> ExplorerPage:
+    """The 03 playground, as the notebook creates it on the running example."""
+    from labkit import widgets
+    from labkit.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
+
+    labkit.setup()  # the notebook's matplotlib style: Agg then draws the chart byte for byte as the kernel does
+    return ExplorerPage(page, stem, widgets.metrics_playground(RUNNING_GRADES, 5, 1, RUNNING_UNRETRIEVED))
 
 
 # ---------------------------------------------------------------- chapter 01
@@ -386,149 +450,21 @@ def ch01_inputs() -> SimpleNamespace:
     )
 
 
-def _diffs(shown: dict, want: dict) -> list[str]:
-    return [
-        f"{key} shows {shown.get(key, '(missing)')}, labkit says {value}"
-        for key, value in want.items()
-        if shown.get(key) != value
-    ] + [f"{key} shows {shown[key]}, labkit has no such cell" for key in shown if key not in want]
+def fusion_explorer(page, stem: str = CH01_STEM) -> ExplorerPage:
+    """01's FusionExplorer: the dev queries that have judgements, opened on hr-r09."""
+    from labkit import widgets
+
+    inp = ch01_inputs()
+    questions = {qid: inp.queries[qid].search_text for qid in inp.qrels}
+    return ExplorerPage(page, stem, widgets.FusionExplorer(inp.runs, inp.qrels, inp.groups, questions, query="hr-r09"))
 
 
-class FusionExplorerPage:
-    """The 01 fusion explorer (``labkit.widgets.FusionExplorer``) on the page, with the state the test put it in."""
+def question_box(page, stem: str = CH01_STEM) -> ExplorerPage:
+    """01's QuestionBox: the three retrievers' top 5 for one question."""
+    from labkit import widgets
 
-    def __init__(self, page, stem: str = CH01_STEM):
-        self.page, self.stem = page, stem
-        self.root = page.locator(".lk-fusion-explorer")
-        self.c, self.weights, self.qid = 60, {"bm25": 1.0, "dense": 1.0}, "hr-r09"  # as the notebook creates it
-
-    # -- controls
-    def slider(self, label: str):
-        return self.root.locator(".widget-slider").filter(has=self.page.locator("label", has_text=exact(label)))
-
-    @property
-    def dropdown(self):
-        return self.root.locator(".widget-dropdown select")
-
-    # -- what the page shows
-    def table(self) -> dict[str, str]:
-        return self.root.locator("td.lk-value").evaluate_all(
-            "els => Object.fromEntries(els.map(e => [e.dataset.cell, e.textContent.trim()]))"
-        )
-
-    def ranking(self) -> list[str]:
-        """``"<chunk id> <score>"`` per fused rank, the id from ``data-chunk``, the score as printed."""
-        return self.root.locator("li.lk-rank").evaluate_all(
-            "els => els.map(e => e.dataset.chunk + ' ' + e.textContent.trim().split(/\\s+/)[1])"
-        )
-
-    def state(self) -> str:
-        return f"c={self.c} weights={self.weights} query={self.qid!r}"
-
-    def expected(self) -> tuple[dict[str, str], list[str]]:
-        from labkit import fusion
-
-        inp = ch01_inputs()
-        weights = [self.weights[name] for name in inp.runs]
-        table = fusion.hybrid_table(inp.runs, inp.qrels, inp.groups, c=self.c, weights=weights, k=10)
-        cells = {f"{m}|{n}|{group}": fmt(v) for group, row in table.iterrows() for (m, n), v in row.items()}
-        fused, score = fusion.rrf([run[self.qid] for run in inp.runs.values()], c=self.c, top_n=5, weights=weights)
-        return cells, [f"{d} {score[d]:.5f}" for d in fused]
-
-    # -- checks
-    def check(self, widget: str, previous: tuple | None = None) -> tuple:
-        """Every table cell and the fused top 5 show labkit's values for the current state.
-
-        ``previous``: what the last check expected; a move that changes nothing would prove nothing.
-        Returns what this check expected.
-        """
-        want_table, want_ranking = want = self.expected()
-        assert want != previous, f"{self.stem}: {widget} -> the test's move changes nothing ({self.state()})"
-        shown = poll(lambda: (self.table(), self.ranking()), want)
-        if shown != want:
-            problems = _diffs(shown[0], want_table)
-            if shown[1] != want_ranking:
-                problems.append(f"fused top 5 shows {shown[1]}, labkit says {want_ranking}")
-            raise AssertionError(f"{self.stem}: FusionExplorer {widget} -> {'; '.join(problems)} (for {self.state()})")
-        return want
-
-    def check_control(self, widget: str, read, want: str) -> None:
-        shown = poll(read, want)
-        assert shown == want, f"{self.stem}: FusionExplorer {widget} shows {shown!r}, expected {want!r}"
-
-    def readout(self, label: str) -> str:
-        return self.slider(label).locator(".widget-readout").inner_text().strip()
-
-    # -- actions
-    def press_slider(self, label: str, key: str, times: int = 1) -> None:
-        handle = self.slider(label).locator(".noUi-handle")
-        handle.focus()
-        for _ in range(times):
-            handle.press(key)
-
-
-class QuestionBoxPage:
-    """The 01 question box (``labkit.widgets.QuestionBox``): one question, each retriever's top 5 side by side."""
-
-    def __init__(self, page, stem: str = CH01_STEM, question: str = "my vpn says certificate expired what do i do"):
-        self.page, self.stem, self.question = page, stem, question
-        self.root = page.locator(".lk-question-box")
-
-    @property
-    def text(self):
-        return self.root.get_by_label("question", exact=True)
-
-    def columns(self) -> dict[str, list[str]]:
-        """``{retriever: [chunk id at rank 1, 2, ...]}`` from the ``data-cell="{retriever}|{rank}"`` cells."""
-        cells = self.root.locator("td[data-cell]").evaluate_all(
-            "els => els.map(e => [e.dataset.cell, e.textContent.trim()])"
-        )
-        out: dict[str, dict[int, str]] = {}
-        for key, text in cells:
-            name, rank = key.rsplit("|", 1)
-            out.setdefault(name, {})[int(rank)] = text
-        return {name: [ids[r] for r in sorted(ids)] for name, ids in out.items()}
-
-    def error(self) -> str:
-        err = self.root.locator(".lk-error")
-        return err.first.inner_text().strip() if err.count() else ""
-
-    def expected(self) -> dict[str, list[str]]:
-        from labkit.retrieval import side_by_side
-
-        frame = side_by_side(self.question, ch01_inputs().retrievers, k=5)
-        return {name: [re.sub(r"\s+\[gold \d+\]$", "", v) for v in frame[name]] for name in frame.columns}
-
-    def check(self, widget: str) -> None:
-        want = self.expected()
-        shown = poll(self.columns, want)
-        if shown != want:
-            problems = [
-                f"{name} shows {shown.get(name, '(missing)')}, labkit says {ids}"
-                for name, ids in want.items()
-                if shown.get(name) != ids
-            ]
-            error = self.error()
-            raise AssertionError(
-                f"{self.stem}: QuestionBox {widget} -> {'; '.join(problems)}"
-                + (f" [widget error: {error}]" if error else "")
-                + f" (for question {self.question!r})"
-            )
-        assert not self.error(), f"{self.stem}: QuestionBox {widget} -> unexpected error {self.error()!r}"
-
-    def check_error(self, widget: str, *fragments: str) -> None:
-        """The error line names the problem; the table keeps the last valid question's rankings."""
-        before = self.expected()
-        shown = poll(lambda: all(f in self.error() for f in fragments), True)
-        assert shown, (
-            f"{self.stem}: QuestionBox {widget} -> error line shows {self.error() or '(nothing)'!r}, "
-            f"expected it to mention {' and '.join(map(repr, fragments))}"
-        )
-        assert self.columns() == before, f"{self.stem}: QuestionBox {widget} -> the table changed on invalid input"
-
-    def ask(self, question: str, key: str = "Enter") -> None:
-        self.text.fill(question)
-        self.text.press(key)
+    box = widgets.QuestionBox(ch01_inputs().retrievers, question="my vpn says certificate expired what do i do", k=5)
+    return ExplorerPage(page, stem, box)
 
 
 # ---------------------------------------------------------------- chapter 04
@@ -562,65 +498,11 @@ def ch04_judgements() -> tuple[dict[str, dict[str, int]], dict[str, str]]:
     return qrels, {q.qid: q.slice for q in queries}
 
 
-class CutoffExplorerPage:
-    """The 04 explorer (``labkit.widgets.CutoffExplorer``) on the page, with the state the test put it in."""
+def cutoff_explorer(page, stem: str = CH04_STEM) -> ExplorerPage:
+    from labkit import widgets
 
-    def __init__(self, page, stem: str = CH04_STEM):
-        self.page, self.stem = page, stem
-        self.root = page.locator(".lk-cutoff-explorer")
-        self.k = 5  # as the notebook creates it
-
-    # -- controls
-    def slider(self, label: str):
-        return self.root.locator(".widget-slider").filter(has=self.page.locator("label", has_text=exact(label)))
-
-    def readout(self, label: str) -> str:
-        return self.slider(label).locator(".widget-readout").inner_text().strip()
-
-    # -- what the page shows
-    def table(self) -> dict[str, str]:
-        return self.root.locator("td.lk-value").evaluate_all(
-            "els => Object.fromEntries(els.map(e => [e.dataset.cell, e.textContent.trim()]))"
-        )
-
-    def state(self) -> str:
-        return f"k={self.k}"
-
-    def expected(self) -> dict[str, str]:
-        (qrels, groups), k = ch04_judgements(), self.k
-        cut = {name: {q: r[:k] for q, r in run.items()} for name, run in ch04_runs().items()}
-        table = metrics.compare_runs(cut, qrels, groups, (f"RR@{k}", f"hit@{k}"))
-        return {f"{m}|{n}|{group}": fmt(v) for group, row in table.iterrows() for (m, n), v in row.items()}
-
-    # -- checks
-    def check(self, widget: str, previous: dict | None = None) -> dict:
-        """Every table cell shows labkit's value for the current k (the metric names in ``data-cell`` carry k).
-
-        ``previous``: what the last check expected; a move that changes nothing would prove nothing.
-        Returns what this check expected.
-        """
-        want = self.expected()
-        assert want != previous, (
-            f"{self.stem}: CutoffExplorer {widget} -> the test's move changes nothing ({self.state()})"
-        )
-        shown = poll(self.table, want)
-        if shown != want:
-            raise AssertionError(
-                f"{self.stem}: CutoffExplorer {widget} -> {'; '.join(_diffs(shown, want))}"
-                f" (for {self.state()}; slider 'k' reads {self.readout('k')!r})"
-            )
-        return want
-
-    def check_control(self, widget: str, read, want: str) -> None:
-        shown = poll(read, want)
-        assert shown == want, f"{self.stem}: CutoffExplorer {widget} shows {shown!r}, expected {want!r}"
-
-    # -- actions
-    def press_slider(self, label: str, key: str, times: int = 1) -> None:
-        handle = self.slider(label).locator(".noUi-handle")
-        handle.focus()
-        for _ in range(times):
-            handle.press(key)
+    qrels, groups = ch04_judgements()
+    return ExplorerPage(page, stem, widgets.CutoffExplorer(ch04_runs(), qrels, groups, k=5))
 
 
 # ---------------------------------------------------------------- chapter 05
@@ -642,83 +524,13 @@ def ch05_grid():
     return ChunkGrid(load_corpus(), load_queries(split="dev"), retrievers=("bm25", "dense"))
 
 
-class ChunkGridPage:
-    """The 05 explorer (``labkit.widgets.ChunkGridExplorer``) on the page, with the state the test put it in."""
+def chunk_grid_explorer(page, stem: str = CH05_STEM) -> ExplorerPage:
+    """05's ChunkGridExplorer: sizes 64/128/256, overlaps 0/25/50 % (the explorer's defaults, as the notebook
+    passes them), opened on 128 words, 25 %, k = 10."""
+    from labkit import widgets
 
-    def __init__(self, page, stem: str = CH05_STEM):
-        self.page, self.stem = page, stem
-        self.root = page.locator(".lk-chunk-grid")
-        self.size, self.fraction, self.k = 128, 0.25, 10  # as the notebook creates it
-
-    @property
-    def overlap(self) -> int:
-        """Overlap in words, as the widget derives it from the fraction."""
-        return int(self.size * self.fraction)
-
-    # -- controls
-    def slider(self, label: str):
-        return self.root.locator(".widget-slider").filter(has=self.page.locator("label", has_text=exact(label)))
-
-    def readout(self, label: str) -> str:
-        return self.slider(label).locator(".widget-readout").inner_text().strip()
-
-    # -- what the page shows
-    def costs(self) -> dict[str, str]:
-        """The costs line: ``{"config": "size 128, overlap 32 words", name: value as printed, ...}``."""
-        line = self.root.locator(".lk-costs")
-        if not line.count():
-            return {}
-        return line.evaluate(
-            "e => Object.fromEntries([['config', e.textContent.split(':')[0].trim()],"
-            " ...[...e.querySelectorAll('b[data-cost]')].map(b => [b.dataset.cost, b.textContent.trim()])])"
-        )
-
-    def table(self) -> dict[str, str]:
-        return self.root.locator("td.lk-value").evaluate_all(
-            "els => Object.fromEntries(els.map(e => [e.dataset.cell, e.textContent.trim()]))"
-        )
-
-    def state(self) -> str:
-        return f"size={self.size} overlap={self.fraction:.0%} ({self.overlap} words) k={self.k}"
-
-    def expected(self) -> tuple[dict[str, str], dict[str, str]]:
-        grid = ch05_grid()
-        costs = {"config": f"size {self.size}, overlap {self.overlap} words"}
-        costs.update({name: f"{v:.4g}" for name, v in grid.costs(self.size, self.overlap, self.k).items()})
-        table = grid.evaluate(self.size, self.overlap, self.k, evidence=True)
-        cells = {f"{m}|{n}|{group}": fmt(v) for group, row in table.iterrows() for (m, n), v in row.items()}
-        return costs, cells
-
-    # -- checks
-    def check(self, widget: str, previous: tuple | None = None) -> tuple:
-        """The costs line and every table cell show labkit's values for the current state.
-
-        ``previous``: what the last check expected; a move that changes nothing would prove nothing.
-        Returns what this check expected.
-        """
-        want_costs, want_table = want = self.expected()
-        assert want != previous, (
-            f"{self.stem}: ChunkGridExplorer {widget} -> the test's move changes nothing ({self.state()})"
-        )
-        shown = poll(lambda: (self.costs(), self.table()), want, timeout=GRID_TIMEOUT_S)
-        if shown != want:
-            problems = [f"costs {p}" for p in _diffs(shown[0], want_costs)] + _diffs(shown[1], want_table)
-            readouts = ", ".join(f"{s} reads {self.readout(s)!r}" for s in ("chunk size (words)", "overlap", "k"))
-            raise AssertionError(
-                f"{self.stem}: ChunkGridExplorer {widget} -> {'; '.join(problems)} (for {self.state()}; {readouts})"
-            )
-        return want
-
-    def check_control(self, widget: str, read, want: str) -> None:
-        shown = poll(read, want)
-        assert shown == want, f"{self.stem}: ChunkGridExplorer {widget} shows {shown!r}, expected {want!r}"
-
-    # -- actions
-    def press_slider(self, label: str, key: str, times: int = 1) -> None:
-        handle = self.slider(label).locator(".noUi-handle")
-        handle.focus()
-        for _ in range(times):
-            handle.press(key)
+    explorer = widgets.ChunkGridExplorer(ch05_grid(), size=128, overlap=0.25, k=10)
+    return ExplorerPage(page, stem, explorer, timeout=GRID_TIMEOUT_S)
 
 
 # ---------------------------------------------------------------- chapter 07
@@ -749,130 +561,16 @@ def ch07_traces(k: int) -> list[dict]:
     return triage.extractive_traces(queries, ch04_runs()["hybrid"], texts, qrels, LexicalReader(), corpus_texts, k)
 
 
-class TriageExplorerPage:
-    """The 07 explorer (``labkit.widgets.TriageExplorer``) on the page, with the state the test put it in."""
+def triage_explorer(page, stem: str = CH07_STEM) -> ExplorerPage:
+    from labkit import widgets
 
-    SLIDER = "k (chunks read)"
-    TOGGLE = "examples of"
-    EMPTY = "no trace in this cell"
-
-    def __init__(self, page, stem: str = CH07_STEM):
-        self.page, self.stem = page, stem
-        self.root = page.locator(".lk-triage-explorer")
-        self.k, self.cell = 5, "GEN_FAIL"  # as the notebook creates it
-
-    # -- controls
-    def slider(self, label: str = SLIDER):
-        return self.root.locator(".widget-slider").filter(has=self.page.locator("label", has_text=exact(label)))
-
-    def readout(self, label: str = SLIDER) -> str:
-        return self.slider(label).locator(".widget-readout").inner_text().strip()
-
-    def toggle(self, option: str):
-        return self.root.locator(".widget-toggle-button", has_text=exact(option))
-
-    def chosen(self) -> list[str]:
-        """The pressed toggle button(s) of "examples of" (ipywidgets marks the selected one ``mod-active``)."""
-        return self.root.locator(".widget-toggle-button.mod-active").all_inner_texts()
-
-    # -- what the page shows
-    def table(self) -> dict[str, str]:
-        """``{cell: "count share"}``: the ``data-count`` cell and the percentage cell next to it, as printed."""
-        return self.root.locator("td.lk-value").evaluate_all(
-            "els => Object.fromEntries(els.map(e => [e.dataset.count,"
-            " e.textContent.trim() + ' ' + (e.nextElementSibling ? e.nextElementSibling.textContent.trim() : '')]))"
-        )
-
-    def priority(self) -> str:
-        b = self.root.locator("b.lk-priority")
-        return b.first.inner_text().strip() if b.count() else "(missing)"
-
-    def examples(self) -> list[str]:
-        return self.root.locator("li.lk-example").evaluate_all("els => els.map(e => e.dataset.qid)")
-
-    def gold_spans(self) -> list[str]:
-        """Each example's gold span(s) as shown, " | "-joined, whitespace collapsed as HTML renders it."""
-        return self.root.locator("li.lk-example").evaluate_all(
-            "els => els.map(e => Array.from(e.querySelectorAll('.lk-gold-span'))"
-            ".map(s => s.textContent.split(/\\s+/).filter(Boolean).join(' ')).join(' | '))"
-        )
-
-    def expected_gold_spans(self) -> list[str]:
-        """labkit's gold spans (``triage.drill_down``) of the examples the widget should show."""
-        from labkit import triage
-
-        traces = [t for t in ch07_traces(self.k) if triage.quadrant(t, self.k) == self.cell][:3]
-        return [" | ".join(" ".join(s.split()) for s in triage.drill_down(t, self.k)["gold_spans"]) for t in traces]
-
-    def empty_message(self) -> str:
-        return self.EMPTY if self.root.get_by_text(self.EMPTY, exact=True).count() else ""
-
-    def shown(self) -> tuple:
-        return self.table(), self.priority(), self.examples(), self.empty_message()
-
-    def state(self) -> str:
-        return f"k={self.k}, examples of {self.cell}"
-
-    def expected(self) -> tuple[dict[str, str], str, list[str], str]:
-        from labkit import triage
-
-        traces = ch07_traces(self.k)
-        counts = triage.triage(traces, self.k)
-        n = len(traces)
-        table = {q: f"{c} {c / n:.1%}" for q, c in counts.items()}  # labkit.widgets' format, restated
-        qids = [t["qid"] for t in traces if triage.quadrant(t, self.k) == self.cell][:3]
-        return table, triage.priority(counts), qids, "" if qids else self.EMPTY
-
-    # -- checks
-    def check(self, widget: str, previous: tuple | None = None) -> tuple:
-        """Every count cell (and its share), the priority and the example qids show labkit's values.
-
-        An empty cell must show "no trace in this cell". ``previous``: what the last check expected; a move that
-        changes nothing would prove nothing. Returns what this check expected.
-        """
-        want = self.expected()
-        assert want != previous, (
-            f"{self.stem}: TriageExplorer {widget} -> the test's move changes nothing ({self.state()})"
-        )
-        shown = poll(self.shown, want)
-        if shown != want:
-            want_table, want_priority, want_qids, want_empty = want
-            problems = _diffs(shown[0], want_table)
-            if shown[1] != want_priority:
-                problems.append(f"priority shows {shown[1]!r}, labkit says {want_priority!r}")
-            if shown[2] != want_qids:
-                problems.append(f"examples show {shown[2]}, labkit says {want_qids}")
-            if shown[3] != want_empty:
-                problems.append(
-                    f"the page shows {self.EMPTY!r}" if shown[3] else f"the page does not show {self.EMPTY!r}"
-                )
-            raise AssertionError(
-                f"{self.stem}: TriageExplorer {widget} -> {'; '.join(problems)}"
-                f" (for {self.state()}; slider {self.SLIDER!r} reads {self.readout()!r},"
-                f" toggle {self.TOGGLE!r} shows {self.chosen()})"
-            )
-        return want
-
-    def check_control(self, widget: str, read, want) -> None:
-        shown = poll(read, want)
-        assert shown == want, f"{self.stem}: TriageExplorer {widget} shows {shown!r}, expected {want!r}"
-
-    # -- actions
-    def press_slider(self, label: str, key: str, times: int = 1) -> None:
-        handle = self.slider(label).locator(".noUi-handle")
-        handle.focus()
-        for _ in range(times):
-            handle.press(key)
+    return ExplorerPage(page, stem, widgets.TriageExplorer(ch07_traces, k=5))
 
 
 # ---------------------------------------------------------------- chapter 09
 
 CH09_STEM = "09_router_eval"
 ROUTING_TIMEOUT_S = 60.0  # a k the kernel has not computed yet: every query's prompt, tokenized (~2 s per k)
-
-# The made-up line-up 09_router_eval defines (restated so a change there is caught): $ per 1M tokens, windows.
-CH09_COST = {"nano": 0.1, "mini": 0.4, "mid": 1.5, "large": 5.0, "xl": 15.0}
-CH09_WINDOW = {"nano": 1024, "mini": 2048, "mid": 4096, "large": 16384, "xl": 131072}
 
 
 @functools.cache
@@ -881,73 +579,22 @@ def ch09_stats(k: int) -> dict[str, float]:
 
     Same queries, chunks (128/32) and ``make_run(HybridRetriever([bm25, dense]), queries, 20)`` as chapter 04
     (``ch04_runs()["hybrid"]``: c=60, depth 100, made at depth 20), so they are reused; the chunk texts are
-    chapter 01's BM25 retriever's chunks.
+    chapter 01's BM25 retriever's chunks; the line-up (windows, $ per 1M tokens) is the notebook's, from
+    labkit.toys.
     """
     from labkit import router
     from labkit.embeddings import count_tokens
+    from labkit.toys import ROUTER_COST, ROUTER_WINDOW
 
     inp = ch01_inputs()
     queries = list(inp.queries.values())  # load_queries() order
     texts = {c.id: c.text for c in inp.retrievers["bm25"].chunks}
     prompts = router.rag_prompts(queries, ch04_runs()["hybrid"], texts, k)
-    return router.routing_at_k(count_tokens(prompts), [router.chars_over_4(p) for p in prompts], CH09_WINDOW, CH09_COST)
+    tokens, estimates = count_tokens(prompts), [router.chars_over_4(p) for p in prompts]
+    return router.routing_at_k(tokens, estimates, ROUTER_WINDOW, ROUTER_COST)
 
 
-class RoutingExplorerPage:
-    """The 09 explorer (``labkit.widgets.RoutingExplorer``) on the page, with the state the test put it in."""
+def routing_explorer(page, stem: str = CH09_STEM) -> ExplorerPage:
+    from labkit import widgets
 
-    SLIDER = "k (chunks in the prompt)"
-
-    def __init__(self, page, stem: str = CH09_STEM):
-        self.page, self.stem = page, stem
-        self.root = page.locator(".lk-routing-explorer")
-        self.k = 5  # as the notebook creates it
-
-    # -- controls
-    def slider(self, label: str = SLIDER):
-        return self.root.locator(".widget-slider").filter(has=self.page.locator("label", has_text=exact(label)))
-
-    def readout(self, label: str = SLIDER) -> str:
-        return self.slider(label).locator(".widget-readout").inner_text().strip()
-
-    # -- what the page shows
-    def table(self) -> dict[str, str]:
-        return self.root.locator("td.lk-value").evaluate_all(
-            "els => Object.fromEntries(els.map(e => [e.dataset.stat, e.textContent.trim()]))"
-        )
-
-    def state(self) -> str:
-        return f"k={self.k}"
-
-    def expected(self) -> dict[str, str]:
-        return {name: f"{v:.4g}" for name, v in ch09_stats(self.k).items()}
-
-    # -- checks
-    def check(self, widget: str, previous: dict | None = None) -> dict:
-        """Every stat cell shows labkit's value (``f"{v:.4g}"``) for the current k.
-
-        ``previous``: what the last check expected; a move that changes nothing would prove nothing.
-        Returns what this check expected.
-        """
-        want = self.expected()
-        assert want != previous, (
-            f"{self.stem}: RoutingExplorer {widget} -> the test's move changes nothing ({self.state()})"
-        )
-        shown = poll(self.table, want, timeout=ROUTING_TIMEOUT_S)
-        if shown != want:
-            raise AssertionError(
-                f"{self.stem}: RoutingExplorer {widget} -> {'; '.join(_diffs(shown, want))}"
-                f" (for {self.state()}; slider {self.SLIDER!r} reads {self.readout()!r})"
-            )
-        return want
-
-    def check_control(self, widget: str, read, want: str) -> None:
-        shown = poll(read, want)
-        assert shown == want, f"{self.stem}: RoutingExplorer {widget} shows {shown!r}, expected {want!r}"
-
-    # -- actions
-    def press_slider(self, label: str, key: str, times: int = 1) -> None:
-        handle = self.slider(label).locator(".noUi-handle")
-        handle.focus()
-        for _ in range(times):
-            handle.press(key)
+    return ExplorerPage(page, stem, widgets.RoutingExplorer(ch09_stats, k=5), timeout=ROUTING_TIMEOUT_S)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from labdriver import Playground
+from labdriver import playground
 
 pytestmark = pytest.mark.browser
 
@@ -18,7 +18,7 @@ def test_voila_serves_the_03_playground(start_voila, page):
     # Voila streams the page while it executes the notebook, so the "load" event only fires once every cell
     # has run; wait for the first bytes instead and give the rendering itself a generous, explicit timeout.
     page.goto(server.url + "/", wait_until="commit", timeout=VOILA_RENDER_TIMEOUT_MS)
-    pg = Playground(page, f"{stem} (Voila)")
+    pg = playground(page, f"{stem} (Voila)")
     try:
         expect(pg.root.locator('.lk-value[data-metric="nDCG@k"]')).to_be_visible(timeout=VOILA_RENDER_TIMEOUT_MS)
     except AssertionError as err:
@@ -33,5 +33,5 @@ def test_voila_serves_the_03_playground(start_voila, page):
     assert "metrics_playground(" not in page.content(), f"{pg.stem}: notebook source leaked into the page"
     pg.check("as loaded")
     pg.press_slider("k", "ArrowLeft")
-    pg.k = 4
+    pg.state["k"] = 4
     pg.check("slider 'k'")

@@ -1,0 +1,22 @@
+"""The chapters' explorers. With ``explorer`` and ``plots``, the only modules that import ipywidgets / matplotlib.
+
+Each wraps a pure function that the notebook calls first with plain arguments, on the skeleton of
+:class:`labkit.explorer.Explorer` (controls -> pure function -> HTML, errors shown in place), and exposes
+``.result``: the value it currently shows, so the next notebook cell can print it (nbval compares that
+printout; it cannot see inside widgets). Value cells carry ``data-*`` keys, which the browser tests read;
+``.html_for(**state)`` and the renderers (``metrics_html``, ``table_html``, ``triage_html``, ...) give the
+HTML of any state without a browser.
+
+- :mod:`labkit.widgets.rankings`: rankings and their metrics (01 fusion and question box, 03 playground,
+  04 cutoff, 05 chunk grid);
+- :mod:`labkit.widgets.answers`: generated questions, answers and their cost (02 synthetic sets,
+  06 faithfulness, 07 triage, 09 routing).
+"""
+
+from __future__ import annotations
+
+from labkit.widgets import answers, rankings
+from labkit.widgets.answers import *  # noqa: F403 - the facade: every explorer is ``widgets.<Name>``
+from labkit.widgets.rankings import *  # noqa: F403
+
+__all__ = [*rankings.__all__, *answers.__all__]

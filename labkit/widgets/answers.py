@@ -1,0 +1,257 @@
+"""Explorers of generated questions, answers and what they cost: 02's synthetic sets, 06's judged answers, 07's
+triage, 09's routing.
+
+Each is a thin :class:`labkit.explorer.Explorer`: its controls, the pure function it wraps, and a renderer from
+that function's value to HTML, defined here as plain functions so that tests check them without a browser. The
+functions that call a model (a judge, a generator) come in as arguments: a widget never calls one itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+from typing import Any
+
+import ipywidgets as w
+
+from labkit.explorer import LAYOUT, STYLE, Explorer, html_table
+
+__all__ = [
+    "SynthExplorer",
+    "synth_html",
+    "FaithfulnessExplorer",
+    "faithfulness_view",
+    "faithfulness_html",
+    "TriageExplorer",
+    "triage_view",
+    "triage_html",
+    "RoutingExplorer",
+    "routing_html",
+]
+
+# ---------------------------------------------------------------- 02: synthetic questions, filtered
+
+
+def synth_html(view: Any) -> str:
+    """What :func:`labkit.synth_data.filter_view` returns, as the explorer shows it."""
+    from labkit import stats
+
+    def rating(r) -> str:
+        return "" if r.realism != r.realism else f"{r.realism:.0f}"  # NaN: not rated
+
+    examples = "".join(
+        f'<li class="lk-example" data-verdict="{html.escape(r.verdict)}">'
+        f"<b>{html.escape(r.verdict)}</b> [{html.escape(r.set)}, rating {rating(r)}] {html.escape(r.question)}</li>"
+        for r in view.examples.itertuples()
+    )
+    return (
+        "<b>Kept and dropped by the threshold</b>"
+        + html_table(view.counts)
+        + "<b>Recall@10 and MRR@10, bootstrap 95% intervals</b>"
+        + html_table(stats.fmt_ci_table(view.table), index_name="questions")
+        + f"<b>Examples</b><ul>{examples}</ul>"
+    )
+
+
+class SynthExplorer(Explorer):
+    """Chapter 02: a realism threshold, the hard set's distractor method and a retriever (wraps ``filter_view``)."""
+
+    css_class = "lk-synth-explorer"
+
+    def __init__(self, frame: Any, threshold: int = 4, method: str = "both", retriever: str = "hybrid"):
+        from labkit import synth_data
+
+        controls = {
+            "threshold": w.IntSlider(value=threshold, min=1, max=5, description="keep rating ≥",
+                                     continuous_update=False, layout=LAYOUT, style=STYLE),
+            "method": w.ToggleButtons(options=list(synth_data.METHODS), value=method, description="distractors",
+                                      style=STYLE),
+            "retriever": w.Dropdown(options=list(synth_data.RETRIEVERS), value=retriever, description="retriever",
+                                    layout=LAYOUT, style=STYLE),
+        }  # fmt: skip
+        super().__init__(controls, lambda **s: synth_data.filter_view(frame, **s), synth_html)
+
+
+# ---------------------------------------------------------------- 06: faithfulness, claim by claim
+
+_VERDICT_COLOUR = {"supported": "#1a7f37", "unsupported": "#9a6700", "contradicted": "#cf222e", None: "#6e7781"}
+
+
+def faithfulness_view(row: dict, judge: Any, mode: str = "PASS/FAIL") -> dict[str, Any]:
+    """One recorded answer (``row``: qid, question, answer, context) judged claim by claim by ``judge``."""
+    from labkit.faithfulness import faithfulness
+
+    if mode not in ("PASS/FAIL", "score"):
+        raise ValueError(f"mode must be 'PASS/FAIL' or 'score', got {mode!r}")
+    return {"row": row, "judged": faithfulness(row["answer"], row["context"], judge), "mode": mode}
+
+
+def faithfulness_html(row: dict, result, mode: str = "PASS/FAIL") -> str:
+    """One judged answer as HTML: the question, the answer's claims with verdicts and quotes, the score or
+    PASS/FAIL, and the context with every quote that really occurs in it highlighted (``<mark>``)."""
+    from labkit.faithfulness import quote_in_context
+
+    if mode not in ("PASS/FAIL", "score"):
+        raise ValueError(f"mode must be 'PASS/FAIL' or 'score', got {mode!r}")
+    head = (
+        f'<span class="lk-status" data-status="{result.status}"><b>{result.status}</b></span>'
+        if mode == "PASS/FAIL"
+        else f'<span class="lk-score">score <b>{"n/a" if result.score is None else f"{result.score:.2f}"}</b></span>'
+    )
+    claims = "".join(
+        f'<li class="lk-claim" data-verdict="{v.verdict or "error"}">'
+        f'<b style="color:{_VERDICT_COLOUR[v.verdict]}">{html.escape(v.verdict or "judge error")}</b>'
+        f"{' (guard)' if v.guarded else ''} {html.escape(v.claim)}"
+        + (f'<br><small>quote: "{html.escape(v.quote[:160])}"</small>' if v.quote else "")
+        + "</li>"
+        for v in result.verdicts
+    )
+    context = html.escape(row["context"])
+    for v in result.verdicts:
+        q = v.quote.strip()
+        if q and quote_in_context(q, row["context"]) and html.escape(q) in context:
+            context = context.replace(html.escape(q), f"<mark>{html.escape(q)}</mark>", 1)
+    return (
+        f"<p><b>{html.escape(row['qid'])}</b> {html.escape(row['question'])}</p>"
+        f"<p>answer: {html.escape(row['answer'])}</p><p>{head}</p><ol>{claims}</ol>"
+        f'<details><summary>context the reader saw</summary><pre style="white-space:pre-wrap">{context}</pre></details>'
+    )
+
+
+class FaithfulnessExplorer(Explorer):
+    """Pick a question and a judge: the answer's claims with verdicts, the score or PASS/FAIL, the evidence.
+
+    Wraps :func:`labkit.faithfulness.faithfulness` (:func:`faithfulness_view`, :func:`faithfulness_html`) over
+    recorded answers (``rows``: dicts with qid, question, answer, context) and named judges. A judge that fails
+    (no recording for a claim, say) is shown in place and the explorer keeps working.
+    """
+
+    css_class = "lk-faithfulness-explorer"
+
+    def __init__(self, rows, judges, qid=None, judge=None, mode="PASS/FAIL"):
+        self._rows = {r["qid"]: r for r in rows}
+        if not self._rows:
+            raise ValueError("rows must hold at least one answered question")
+        self._judges = dict(judges)
+        self.question = w.Dropdown(options=list(self._rows), value=qid or next(iter(self._rows)),
+                                   description="question", layout=LAYOUT, style=STYLE)  # fmt: skip
+        self.judge = w.Dropdown(options=list(self._judges), value=judge or next(iter(self._judges)),
+                                description="judge", layout=LAYOUT, style=STYLE)  # fmt: skip
+        self.mode = w.ToggleButtons(options=["PASS/FAIL", "score"], value=mode, description="show",
+                                    style={**STYLE, "button_width": "auto"})  # fmt: skip
+        self.view = w.HTML()
+        super().__init__(
+            {"question": self.question, "judge": self.judge, "mode": self.mode},
+            lambda question, judge, mode: {**faithfulness_view(self._rows[question], self._judges[judge], mode),
+                                           "judge": judge},
+            lambda v: faithfulness_html(v["row"], v["judged"], v["mode"]),
+            outputs={"view": self.view},
+            summary=lambda v: {
+                "qid": v["row"]["qid"],
+                "judge": v["judge"],
+                "verdicts": [x.verdict for x in v["judged"].verdicts],
+                "score": None if v["judged"].score is None else round(v["judged"].score, 4),
+                "status": v["judged"].status,
+            },
+        )  # fmt: skip
+
+
+# ---------------------------------------------------------------- 07: triage
+
+
+def triage_view(traces: list[dict], k: int, cell: str, n_examples: int = 3) -> dict[str, Any]:
+    """The 2x2 counts of ``traces`` at ``k``, the priority, and the first ``n_examples`` traces of ``cell`` as
+    :func:`labkit.triage.drill_down` reads them (plus ``read``: the chunks the reader saw)."""
+    from labkit import triage
+
+    counts = triage.triage(traces, k)
+    chosen = [t for t in traces if triage.quadrant(t, k) == cell][:n_examples]
+    examples = [{**triage.drill_down(t, k), "read": list(t["retrieved"][:k])} for t in chosen]
+    return {"k": k, "n": len(traces), "counts": counts, "priority": triage.priority(counts), "examples": examples}
+
+
+def _example_html(d: dict[str, Any]) -> str:
+    ranks = ", ".join(f"{g} ({f'rank {r}' if r else 'not read'})" for g, r in d["gold_ranks"].items())
+    spans = " | ".join(f'<q class="lk-gold-span">{html.escape(s)}</q>' for s in d["gold_spans"]) or "not recorded"
+    answer = d["answer"][:160] + ("…" if len(d["answer"]) > 160 else "")
+    return (
+        f'<li class="lk-example" data-qid="{html.escape(d["qid"])}"><b>{html.escape(d["qid"])}</b> '
+        f'{html.escape(d["question"])}<div style="font-size:0.85em;line-height:1.4">gold: <code>{html.escape(ranks)}'
+        f"</code>; read: <code>{html.escape(', '.join(d['read']))}</code><br>gold span: {spans}"
+        f'<br>answer{"" if d["answer_has_span"] else " (holds no gold span)"}: <q class="lk-answer">'
+        f"{html.escape(answer)}</q></div></li>"
+    )
+
+
+def triage_html(view: dict[str, Any]) -> dict[str, str]:
+    """The triage table (traces and share per cell: ``data-cell="<cell>|traces"``), the priority, the examples."""
+    import pandas as pd
+
+    counts, n = view["counts"], view["n"]
+    table = pd.DataFrame({"traces": list(counts.values()), "share": [c / n for c in counts.values()]},
+                         index=pd.Index(list(counts), name="cell"))  # fmt: skip
+    items = "".join(_example_html(d) for d in view["examples"])
+    return {
+        "table": html_table(table, ".1%")
+        + f'<p>fix first: <b class="lk-priority">{html.escape(view["priority"])}</b></p>',
+        "examples": f"<ol>{items}</ol>" if items else '<p class="lk-empty">no trace in this cell</p>',
+    }
+
+
+class TriageExplorer(Explorer):
+    """Slider k and a cell picker: the 2x2 counts, the priority, and example traces of the chosen cell.
+
+    Wraps :func:`labkit.triage.triage`, :func:`labkit.triage.priority` and :func:`labkit.triage.drill_down`
+    (:func:`triage_view`) over ``traces_at(k)`` (a function returning the traces of a pipeline that reads the
+    top ``k`` chunks); each k is computed once. Each example shows its gold span and the answer.
+    """
+
+    css_class = "lk-triage-explorer"
+
+    def __init__(self, traces_at, k=5, max_k=20, n_examples=3):
+        from labkit import triage
+
+        self.n_examples = n_examples
+        traces_at = functools.cache(traces_at)
+        self.k = w.IntSlider(value=k, min=1, max=max_k, description="k (chunks read)", continuous_update=False,
+                             layout=LAYOUT, style=STYLE)  # fmt: skip
+        self.cell = w.ToggleButtons(options=list(triage.QUADRANTS), value="GEN_FAIL", description="examples of",
+                                    style={**STYLE, "button_width": "auto"})  # fmt: skip
+        self.table, self.examples = w.HTML(), w.HTML()
+        super().__init__(
+            {"k": self.k, "cell": self.cell},
+            lambda k, cell: triage_view(traces_at(k), k, cell, n_examples),
+            triage_html,
+            outputs={"table": self.table, "examples": self.examples},
+            summary=lambda v: {"k": v["k"], "counts": v["counts"], "priority": v["priority"],
+                               "examples": [d["qid"] for d in v["examples"]]},
+        )  # fmt: skip
+
+    def arrange(self) -> list[w.Widget]:
+        return [self.k, self.table, self.cell, self.examples, self.message]
+
+
+# ---------------------------------------------------------------- 09: routing cost at k
+
+
+def routing_html(stats: dict[str, float]) -> str:
+    """The routing statistics of one k: ``data-stat`` per statistic, four significant digits."""
+    return html_table(stats, ".4g", attr="stat", missing="nan")
+
+
+class RoutingExplorer(Explorer):
+    """One slider, k: prompt sizes, where a window filter routes the requests, the price, the filter's errors.
+
+    Wraps ``stats(k) -> dict`` (the notebook passes a function built on :func:`labkit.router.routing_at_k`);
+    each k is computed once.
+    """
+
+    css_class = "lk-routing-explorer"
+
+    def __init__(self, stats, k=5, max_k=20):
+        stats = functools.cache(stats)
+        self.k = w.IntSlider(value=k, min=1, max=max_k, description="k (chunks in the prompt)",
+                             continuous_update=False, layout=w.Layout(width="480px"),
+                             style={"description_width": "190px"})  # fmt: skip
+        self.table = w.HTML()
+        super().__init__({"k": self.k}, lambda k: dict(stats(k)), routing_html, outputs={"table": self.table})

@@ -1,0 +1,339 @@
+"""Explorers of rankings and their metrics: 03's playground, 01's fusion explorer and question box, 04's cutoff
+explorer, 05's chunk grid.
+
+Each is a thin :class:`labkit.explorer.Explorer`: its controls, the pure function it wraps, and a renderer from
+that function's value to HTML, defined here as plain functions so that tests check them without a browser.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+import ipywidgets as w
+
+from labkit import fusion, metrics, plots, retrieval
+from labkit.explorer import LAYOUT, STYLE, Explorer, html_table
+from labkit.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
+
+__all__ = [
+    "MetricsPlayground",
+    "metrics_playground",
+    "parse_grades",
+    "grades_text",
+    "playground_view",
+    "metrics_html",
+    "table_html",
+    "FusionExplorer",
+    "fusion_view",
+    "ranking_html",
+    "QuestionBox",
+    "ChunkGridExplorer",
+    "chunk_grid_view",
+    "costs_html",
+    "CutoffExplorer",
+    "cutoff_table",
+]
+
+# ---------------------------------------------------------------- 03: the metrics playground
+
+
+def parse_grades(text: str) -> list[float]:
+    """``"0, 2, 0, 3, 1"`` -> ``[0, 2, 0, 3, 1]`` (commas or spaces); a clear error otherwise."""
+    parts = [p for p in text.replace(",", " ").split() if p]
+    out = []
+    for p in parts:
+        try:
+            v = float(p)
+        except ValueError:
+            raise ValueError(f"grades: {p!r} is not a number; type grades like 0, 2, 0, 3, 1") from None
+        out.append(int(v) if v.is_integer() else v)
+    return out
+
+
+def grades_text(grades: Sequence[float]) -> str:
+    """``[0, 2, 0, 3, 1]`` -> ``"0, 2, 0, 3, 1"``, as the playground's text boxes show grades."""
+    return ", ".join(str(g) for g in grades)
+
+
+def playground_view(grades: str, unretrieved: str, k: int, thr: int, idcg: str) -> dict[str, Any]:
+    """The playground's text boxes parsed and every metric computed (:func:`labkit.metrics.ranking_metrics`)."""
+    rels, extra = parse_grades(grades), parse_grades(unretrieved)
+    if not rels:
+        raise ValueError("grades: type at least one grade, e.g. 0, 2, 0, 3, 1")
+    result = metrics.ranking_metrics(rels, k, thr, extra, idcg)
+    return {"metrics": result, "grades": rels, "unretrieved": extra, "k": k, "idcg": idcg}
+
+
+def metrics_html(result: dict[str, float | None]) -> str:
+    """The playground's result table as HTML (one ``data-metric`` cell per metric; None shows "undefined")."""
+    return html_table(result, ".4f", attr="metric", missing="undefined")
+
+
+class MetricsPlayground(Explorer):
+    """Edit grades, move k and the threshold, flip the IDCG convention, reorder documents.
+
+    Wraps :func:`labkit.metrics.ranking_metrics` and :func:`labkit.plots.plot_gain_discount`
+    (:func:`playground_view`). A grade that is not a number is the learner's input: the message names it and the
+    last good numbers stay.
+    """
+
+    css_class = "lk-playground"
+    input_errors = (ValueError,)
+
+    def __init__(
+        self,
+        grades: Sequence[float] = RUNNING_GRADES,
+        k: int = 5,
+        thr: int = 1,
+        unretrieved: Sequence[float] = RUNNING_UNRETRIEVED,
+        idcg: str = "retrieved",
+    ):
+        metrics.ranking_metrics(grades, k, thr, unretrieved, idcg)  # validate before building controls
+        max_k = max(10, len(grades))
+        if k > max_k:
+            raise ValueError(f"k must be <= {max_k} in the playground (its slider stops there), got {k}")
+        self.grades = w.Text(value=grades_text(grades), description="retrieved grades", layout=LAYOUT, style=STYLE)
+        self.unretrieved = w.Text(value=grades_text(unretrieved), description="judged, not retrieved",
+                                  layout=LAYOUT, style=STYLE)  # fmt: skip
+        self.k = w.IntSlider(value=k, min=1, max=max_k, description="k", layout=LAYOUT, style=STYLE)
+        self.thr = w.IntSlider(value=thr, min=1, max=3, description="threshold (grade >=)", layout=LAYOUT, style=STYLE)
+        self.idcg = w.ToggleButtons(
+            options=[("book: re-sort retrieved", "retrieved"), ("trec_eval: all judged", "all_judged")],
+            value=idcg,
+            description="IDCG",
+            style={**STYLE, "button_width": "auto"},
+        )
+        self.position = w.Dropdown(options=list(range(1, len(grades) + 1)), value=1, description="move rank",
+                                   style=STYLE, layout=w.Layout(width="260px"))  # fmt: skip
+        self.up = w.Button(description="up", icon="arrow-up", layout=w.Layout(width="80px"))
+        self.down = w.Button(description="down", icon="arrow-down", layout=w.Layout(width="80px"))
+        self.up.on_click(lambda _: self._move(-1))
+        self.down.on_click(lambda _: self._move(+1))
+        controls = {"grades": self.grades, "unretrieved": self.unretrieved, "k": self.k, "thr": self.thr,
+                    "idcg": self.idcg}  # fmt: skip
+        self.table, self.chart = w.HTML(), w.Image(format="png")
+        super().__init__(controls, playground_view, self._render, outputs={"table": self.table, "chart": self.chart},
+                         summary=lambda view: view["metrics"])  # fmt: skip
+        self.grades.observe(self._renumber, names="value")
+
+    @staticmethod
+    def _render(view: dict[str, Any]) -> dict[str, Any]:
+        chart = plots.plot_gain_discount(view["grades"], view["k"], view["unretrieved"], view["idcg"])
+        return {"table": metrics_html(view["metrics"]), "chart": plots.figure_png(chart)}
+
+    def arrange(self) -> list[w.Widget]:
+        moves = w.HBox([self.position, self.up, self.down])
+        return [*self.controls.values(), moves, self.message, w.HBox([self.table, self.chart])]
+
+    def current_grades(self) -> list[float]:
+        return parse_grades(self.grades.value)
+
+    def _renumber(self, _change=None) -> None:
+        """The "move rank" dropdown offers one rank per grade (after a valid edit)."""
+        try:
+            n = len(self.current_grades())
+        except ValueError:
+            return
+        if n and list(self.position.options) != list(range(1, n + 1)):
+            self.position.options = list(range(1, n + 1))
+
+    def _move(self, step: int) -> None:
+        try:
+            grades = self.current_grades()
+        except ValueError:
+            return
+        i = self.position.value - 1
+        j = i + step
+        if 0 <= i < len(grades) and 0 <= j < len(grades):
+            grades[i], grades[j] = grades[j], grades[i]
+            self.grades.value = grades_text(grades)
+            self.position.value = j + 1
+
+
+def metrics_playground(
+    grades: Sequence[float] = RUNNING_GRADES,
+    k: int = 5,
+    thr: int = 1,
+    unretrieved: Sequence[float] = RUNNING_UNRETRIEVED,
+) -> MetricsPlayground:
+    """The chapter 03 playground (see :class:`MetricsPlayground`)."""
+    return MetricsPlayground(grades, k, thr, unretrieved)
+
+
+# ---------------------------------------------------------------- tables of metrics per slice (01, 04, 05)
+
+
+def table_html(table: Any) -> str:
+    """A metrics table (rows = slices, columns = (metric, retriever)) as HTML: ``data-cell="<metric>|<retriever>|
+    <slice>"``, four decimals."""
+    return html_table(table, ".4f", index_name="slice", key="{column}|{row}")
+
+
+# ---------------------------------------------------------------- 01: fusion explorer and question box
+
+
+def fusion_view(runs, qrels, groups, c: float, weights: Sequence[float], qid: str, k: int = 10, top_n: int = 5):
+    """The per-slice table of :func:`labkit.fusion.hybrid_table` and the fused top ``top_n`` of one query, scored."""
+    table = fusion.hybrid_table(runs, qrels, groups, c=c, weights=weights, k=k)
+    fused, score = fusion.rrf([run[qid] for run in runs.values()], c=c, top_n=top_n, weights=weights)
+    ranking = [(d, score[d]) for d in fused]
+    return {"table": table, "ranking": ranking, "judged": dict(qrels.get(qid, {})), "qid": qid, "top_n": top_n}
+
+
+def ranking_html(ranking: Sequence[tuple[str, float]], judged: dict[str, int], title: str) -> str:
+    """A ranking as a numbered list: ``data-chunk`` per item, its score, and its grade if it is gold."""
+    items = []
+    for chunk_id, score in ranking:
+        grade = judged.get(chunk_id, 0)
+        mark = f" <b style='color:#2e7d32'>gold, grade {grade}</b>" if grade else ""
+        items.append(
+            f'<li class="lk-rank" data-chunk="{html.escape(chunk_id)}">'
+            f"<code>{html.escape(chunk_id)}</code> {score:.5f}{mark}</li>"
+        )
+    return f"<div><b>{html.escape(title)}</b><ol>{''.join(items)}</ol></div>"
+
+
+class FusionExplorer(Explorer):
+    """Sliders for RRF's ``c`` and one weight per retriever; per-slice metrics and one fused ranking update.
+
+    Wraps :func:`labkit.fusion.hybrid_table` and :func:`labkit.fusion.rrf` (:func:`fusion_view`). ``runs`` are
+    the retrievers' deep rankings ``{name: {qid: [chunk ids]}}``, computed once, so a slider move only re-fuses
+    and re-evaluates. The weights' controls are named ``"weight <retriever>"``.
+    """
+
+    css_class = "lk-fusion-explorer"
+
+    def __init__(self, runs, qrels, groups, questions, c=60, k=10, top_n=5, query=None):
+        self.runs, self.qrels, self.groups, self.k, self.top_n = runs, qrels, groups, k, top_n
+        self.c = w.IntSlider(value=c, min=1, max=200, description="RRF constant c", continuous_update=False,
+                             layout=LAYOUT, style=STYLE)  # fmt: skip
+        self.weights = {
+            name: w.FloatSlider(
+                value=1.0,
+                min=0.0,
+                max=2.0,
+                step=0.1,
+                description=f"weight {name}",
+                continuous_update=False,
+                layout=LAYOUT,
+                style=STYLE,
+            )  # fmt: skip
+            for name in runs
+        }
+        options = [(f"{qid}: {text[:70]}", qid) for qid, text in questions.items()]
+        self.query = w.Dropdown(options=options, value=query or options[0][1], description="query",
+                                layout=w.Layout(width="640px"), style=STYLE)  # fmt: skip
+        controls = {"c": self.c, "query": self.query, **{f"weight {n}": s for n, s in self.weights.items()}}
+        self.table, self.ranking = w.HTML(), w.HTML()
+        super().__init__(
+            controls,
+            self._view,
+            self._render,
+            outputs={"table": self.table, "ranking": self.ranking},
+            summary=lambda v: {"table": v["table"].round(4), "ranking": [d for d, _ in v["ranking"]]},
+        )
+
+    def _view(self, c, query, **weights):
+        return fusion_view(self.runs, self.qrels, self.groups, c, [weights[f"weight {n}"] for n in self.runs], query,
+                           self.k, self.top_n)  # fmt: skip
+
+    @staticmethod
+    def _render(view) -> dict[str, str]:
+        title = f"fused top {view['top_n']} for {view['qid']}"
+        return {"table": table_html(view["table"]), "ranking": ranking_html(view["ranking"], view["judged"], title)}
+
+    def arrange(self) -> list[w.Widget]:
+        return [self.c, *self.weights.values(), self.table, self.query, self.ranking, self.message]
+
+
+class QuestionBox(Explorer):
+    """Type any question; see each retriever's top ``k`` side by side (wraps :func:`retrieval.side_by_side`).
+
+    The table's cells are ``data-cell="<retriever>|<rank>"``. An empty question is the learner's input: the
+    message says so and the last rankings stay.
+    """
+
+    css_class = "lk-question-box"
+    input_errors = (ValueError,)
+
+    def __init__(self, retrievers, question="I can't sign in to the VPN from home", k=5):
+        self.retrievers, self.k = retrievers, k
+        self.text = w.Text(value=question, description="question", continuous_update=False,
+                           layout=w.Layout(width="640px"), style=STYLE)  # fmt: skip
+        super().__init__({"question": self.text}, lambda question: retrieval.side_by_side(question, retrievers, k),
+                         lambda frame: html_table(frame, key="{column}|{row}"))  # fmt: skip
+
+    def arrange(self) -> list[w.Widget]:
+        return [self.text, self.message, self.output]
+
+
+# ---------------------------------------------------------------- 04: the cutoff explorer
+
+
+def cutoff_table(runs, qrels, groups, k: int):
+    """MRR@k and hit rate@k per slice for several runs cut at ``k`` (:func:`labkit.metrics.compare_runs`)."""
+    cut = {name: {q: list(r[:k]) for q, r in run.items()} for name, run in runs.items()}
+    return metrics.compare_runs(cut, qrels, groups, (f"RR@{k}", f"hit@{k}"))
+
+
+class CutoffExplorer(Explorer):
+    """One slider, k: MRR@k and hit rate@k per slice for several runs (wraps :func:`cutoff_table`)."""
+
+    css_class = "lk-cutoff-explorer"
+
+    def __init__(self, runs, qrels, groups, k=5, max_k=20):
+        self.runs, self.qrels, self.groups = runs, qrels, groups
+        self.k = w.IntSlider(value=k, min=1, max=max_k, description="k", continuous_update=False, layout=LAYOUT,
+                             style=STYLE)  # fmt: skip
+        self.table = w.HTML()
+        super().__init__({"k": self.k}, lambda k: cutoff_table(runs, qrels, groups, k), table_html,
+                         outputs={"table": self.table}, summary=lambda table: table.round(4))  # fmt: skip
+
+
+# ---------------------------------------------------------------- 05: the chunk grid
+
+
+def chunk_grid_view(grid, size: int, overlap: float, k: int) -> dict[str, Any]:
+    """One configuration of a :class:`labkit.grid.ChunkGrid`: ``overlap`` is a fraction of ``size``."""
+    words = int(size * overlap)
+    table = grid.evaluate(size, words, k, evidence=True)
+    return {"size": size, "overlap": words, "k": k, "costs": grid.costs(size, words, k), "table": table}
+
+
+def costs_html(view: dict[str, Any]) -> str:
+    """The chunk grid's costs line: one ``data-cost`` per cost, four significant digits."""
+    costs = ", ".join(
+        f'{html.escape(name)} <b data-cost="{html.escape(name)}">{v:.4g}</b>' for name, v in view["costs"].items()
+    )
+    return f'<div class="lk-costs">size {view["size"]}, overlap {view["overlap"]} words: {costs}</div>'
+
+
+class ChunkGridExplorer(Explorer):
+    """Pick a chunk size, an overlap and k; see per-slice metrics and what the chunking costs.
+
+    Wraps :meth:`labkit.grid.ChunkGrid.evaluate` and :meth:`labkit.grid.ChunkGrid.costs`
+    (:func:`chunk_grid_view`). A configuration is chunked, indexed and evaluated the first time it is chosen,
+    then cached.
+    """
+
+    css_class = "lk-chunk-grid"
+
+    def __init__(self, grid, sizes=(64, 128, 256), overlap_fractions=(0.0, 0.25, 0.5), size=128, overlap=0.25, k=10):
+        self.grid = grid
+        self.size = w.SelectionSlider(options=list(sizes), value=size, description="chunk size (words)",
+                                      continuous_update=False, layout=LAYOUT, style=STYLE)  # fmt: skip
+        self.overlap = w.SelectionSlider(options=[(f"{f:.0%}", f) for f in overlap_fractions], value=overlap,
+                                         description="overlap", continuous_update=False, layout=LAYOUT,
+                                         style=STYLE)  # fmt: skip
+        self.k = w.IntSlider(value=k, min=1, max=20, description="k", continuous_update=False, layout=LAYOUT,
+                             style=STYLE)  # fmt: skip
+        self.costs, self.table = w.HTML(), w.HTML()
+        super().__init__(
+            {"size": self.size, "overlap": self.overlap, "k": self.k},
+            lambda size, overlap, k: chunk_grid_view(grid, size, overlap, k),
+            lambda view: {"costs": costs_html(view), "table": table_html(view["table"])},
+            outputs={"costs": self.costs, "table": self.table},
+            summary=lambda view: {**view, "table": view["table"].round(4)},
+        )
