@@ -10,6 +10,9 @@ One module per idea, each naming the chapter that teaches it:
 - ``embeddings``  all-MiniLM-L6-v2 on onnxruntime, cached vectors (01)
 - ``retrieval``   BM25, dense and hybrid retrievers with one ``search(query, k)`` (01)
 - ``positions``   the lost-in-the-middle harness and its control readers (04)
+- ``position_study``  the same experiment with a language model: trials, prompts, accuracy by position (04, 09)
+- ``correctness`` is an answer right? the reference's key number, or the claim judge against the gold (04, 07-09)
+- ``cascade``     the small model first, the large one when its answer fails a check (09)
 - ``llm``         replayed / live / recording language-model client (for 02, 06, 08)
 - ``data``        paths to ``data/``, the handbook corpus and queries, TREC files, published tables
 - ``check``       exercise self-checks

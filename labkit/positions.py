@@ -20,7 +20,9 @@ deterministic readers ship here as **controls, not as language models**:
   cuts the prompt: a cliff, not a U.
 
 Plug a language model in by passing a callable that prompts it with the
-question and the numbered passages.
+question and the numbered passages; :mod:`labkit.position_study` runs the
+chapter's study with one (closed-book and oracle baselines, a no-gold floor,
+the "best at both ends" reordering, Wilson intervals).
 """
 
 from __future__ import annotations
@@ -116,7 +118,10 @@ def build_contexts(
 
     Distractors are the query's best-ranked chunks in ``run`` that are not judged relevant at all
     (grade 0), in rank order, as in Liu et al. Queries without a grade-3 chunk or without enough
-    distractors in the run are skipped (and counted by the caller).
+    distractors in the run are skipped (and counted by the caller). Each context also says where the
+    retriever put its gold chunk: ``nonrelevant_above`` counts the grade-0 chunks ranked above it (all of the
+    run's grade-0 chunks when the gold is not in the run), so among the gold and its first ``m`` distractors
+    the retriever ranks the gold at ``min(1 + nonrelevant_above, m + 1)``.
     """
     from labkit.chunking import chunks_by_doc
 
@@ -142,6 +147,7 @@ def build_contexts(
         if len(distractors) < n_docs - 1:
             continue
         gold_spans = [s for s in q.gold if s.grade >= 3]
+        above = ranked.index(gold[0]) if gold[0] in ranked else len(ranked)
         out.append(
             {
                 "qid": q.qid,
@@ -149,6 +155,9 @@ def build_contexts(
                 "gold": by_id[gold[0]].text,
                 "evidence": [s for s in gold_spans if by_id[gold[0]].doc == s.doc],
                 "distractors": [by_id[c].text for c in distractors],
+                "gold_id": gold[0],
+                "distractor_ids": distractors,
+                "nonrelevant_above": sum(judged.get(cid, 0) == 0 for cid in ranked[:above]),
             }
         )
     return out

@@ -7,7 +7,8 @@ Taught in 06_faithfulness. Two prompts, because the prompt is where grounding is
 
 :func:`llm_reader` turns a client (``labkit.llm.from_env()``) into ``reader(question, passages) -> answer``, the
 signature the triage and position harnesses take, so the model and the extractive control reader are
-interchangeable.
+interchangeable. Given no passages at all, that reader answers *closed-book* (:func:`closed_book_prompt`): the
+baseline of chapter 04's position study, what the model knows without retrieval.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from labkit import args
 
-__all__ = ["PROMPTS", "DONT_KNOW", "reader_prompt", "llm_reader", "says_dont_know"]
+__all__ = ["PROMPTS", "DONT_KNOW", "reader_prompt", "closed_book_prompt", "llm_reader", "says_dont_know"]
 
 DONT_KNOW = "I don't know."
 
@@ -29,6 +30,7 @@ PROMPTS = {
     "anything you know from elsewhere. If the passages do not contain the answer, reply exactly: "
     f"{DONT_KNOW}\n\n{{passages}}\n\nQuestion: {{question}}\nAnswer:",
 }
+CLOSED_BOOK = _HEAD + "Answer it in one to three short sentences.\n\nQuestion: {question}\nAnswer:"
 MAX_TOKENS = 160
 
 
@@ -44,14 +46,24 @@ def reader_prompt(question: str, passages: Sequence[str], prompt: str = "lenient
     return PROMPTS[prompt].format(passages=block, question=question.strip())
 
 
+def closed_book_prompt(question: str) -> str:
+    """The prompt with no passages: the same bot and question, answered from what the model already knows."""
+    return CLOSED_BOOK.format(question=args.text("question", question).strip())
+
+
 def llm_reader(llm: Any, prompt: str = "lenient") -> Callable[[str, Sequence[str]], str]:
-    """``reader(question, passages) -> answer`` backed by ``llm`` (any labkit.llm client)."""
+    """``reader(question, passages) -> answer`` backed by ``llm`` (any labkit.llm client).
+
+    An empty ``passages`` asks the closed-book prompt (:func:`closed_book_prompt`), whatever ``prompt`` says.
+    """
     if not callable(llm):
         raise ValueError(f"llm must be a labkit.llm client such as labkit.llm.from_env(), got {llm!r:.60}")
     if prompt not in PROMPTS:
         raise ValueError(f"prompt must be one of {sorted(PROMPTS)}, got {prompt!r}")
 
     def reader(question: str, passages: Sequence[str]) -> str:
+        if isinstance(passages, list | tuple) and not passages:
+            return llm(closed_book_prompt(question), max_tokens=MAX_TOKENS).strip()
         return llm(reader_prompt(question, passages, prompt), max_tokens=MAX_TOKENS).strip()
 
     reader.__name__ = f"llm_reader[{getattr(llm, 'model', '?')}, {prompt}]"

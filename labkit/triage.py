@@ -29,7 +29,9 @@ from typing import Any
 
 from labkit import SEED, args
 
-__all__ = ["QUADRANTS", "quadrant", "triage", "priority", "stage_gap", "drill_down", "extractive_traces"]
+__all__ = [
+    "QUADRANTS", "quadrant", "triage", "priority", "stage_gap", "drill_down", "extractive_traces", "reader_traces",
+]  # fmt: skip
 
 QUADRANTS = ("OK", "GEN_FAIL", "LUCKY", "RET_FAIL")
 
@@ -218,3 +220,37 @@ def extractive_traces(
             }
         )
     return out
+
+
+def reader_traces(
+    queries: Sequence[Any],
+    run: Mapping[str, Sequence[str]],
+    texts: Mapping[str, str],
+    qrels: Mapping[str, Mapping[str, int]],
+    reader: Callable[[str, Sequence[str]], str],
+    check: Callable[[str, Any], bool],
+    corpus_texts: Mapping[str, str],
+    k: int,
+) -> list[dict]:
+    """Traces like :func:`extractive_traces` for any reader, with ``answer_pass = check(answer, query)``.
+
+    For a language model (``reader.llm_reader(llm)``) the check is a correctness rule of
+    :mod:`labkit.correctness` (``judge_check(...)`` or ``reference_rule()``); the trace also keeps the query's
+    ``reference`` answer. ``gold`` and ``gold_spans`` are those of :func:`extractive_traces` (hit@k at threshold
+    3). A check that returns None cannot judge that query: leave such queries out (a ValueError names them).
+    """
+    if not callable(check):
+        raise ValueError("check must be a function check(answer, query) -> bool, e.g. correctness.reference_rule()")
+    from labkit.chunking import check_queries
+
+    queries = check_queries(queries)
+    traces = extractive_traces(queries, run, texts, qrels, reader, corpus_texts, k)
+    for t, q in zip(traces, queries, strict=True):
+        passed = check(t["answer"], q)
+        if not _is_bool(passed):
+            raise ValueError(
+                f"check returned {passed!r} for {t['qid']!r}, not True or False: this rule cannot judge that "
+                "query; leave it out (e.g. queries whose reference answer has no key number)"
+            )
+        t["answer_pass"], t["reference"] = bool(passed), getattr(q, "answer", "")
+    return traces

@@ -134,3 +134,27 @@ def test_stage_gap_counts_each_group_and_says_whether_its_interval_decides():
 def test_stage_gap_bad_input(call, words):
     with pytest.raises(ValueError, match=words):
         call()
+
+
+def test_reader_traces_take_the_pass_from_the_check_and_refuse_a_check_that_cannot_judge():
+    from labkit.chunking import chunk_document, spans_to_qrels
+    from labkit.data import Query, Span
+
+    text = "the vpn guide says connect before jira and git"
+    chunks = chunk_document("d", text, 4, 1)
+    q = Query("q1", "connect before what", "Before jira.", "easy", "fact", "dev", (Span("d", 14, 33, 3),))
+    texts, qrels = {c.id: c.text for c in chunks}, spans_to_qrels([q], chunks)
+
+    def reader(question, passages):  # a test double: a fixed answer, whatever it reads
+        return "Connect before opening Jira."
+
+    def mentions_jira(answer, query):
+        return "jira" in answer.lower()
+
+    t1 = triage.reader_traces([q], {"q1": ["d#0", "d#1"]}, texts, qrels, reader, mentions_jira, {"d": text}, 1)[0]
+    assert t1["answer_pass"] is True and t1["reference"] == "Before jira." and triage.quadrant(t1, 1) == "LUCKY"
+    assert t1["gold_spans"] == ["says connect before"]  # the verbatim rule would have failed this answer
+    with pytest.raises(ValueError, match="check returned None for 'q1'"):
+        triage.reader_traces([q], {"q1": ["d#0"]}, texts, qrels, reader, lambda a, q: None, {"d": text}, 1)
+    with pytest.raises(ValueError, match="check must be a function"):
+        triage.reader_traces([q], {"q1": ["d#0"]}, texts, qrels, reader, "jira", {"d": text}, 1)

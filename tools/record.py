@@ -223,6 +223,90 @@ def plan_02_realism() -> Iterator[Request]:
         yield Request(llm.DEFAULT_MODEL, synth.realism_prompt(q, shots), synth.RATING_SCHEMA, 20, 8, True)
 
 
+# ----------------------------------------------------------------------------- chapters 04, 07, 08, 09 (issue 12)
+# Every request keeps llama.cpp's prompt cache (reuse_prefix) and the plans are sorted by prompt text: a sorted
+# list walks the prompts' prefix tree depth first, so each prompt only pays for what it does not share with the
+# one before. Two recorders on one plan: one forward, one with --reverse (--shard would break the runs of shared
+# prefixes). data/llm/README.md has the sizing and the order.
+
+
+def _sorted(requests) -> list[Request]:
+    return sorted({r.prompt: r for r in requests}.values(), key=lambda r: r.prompt)
+
+
+def _plan_04(model: str, design: dict) -> Iterator[Request]:
+    """Chapter 04's position study (labkit.position_study): 80 questions, the trials of ``design``."""
+    from labkit import position_study as ps
+
+    trials = ps.study_trials(ps.study_contexts(), **design)
+    yield from _sorted(Request(model, ps.trial_prompt(t), None, rd.MAX_TOKENS, 20, True) for t in trials)
+
+
+def plan_04_positions() -> Iterator[Request]:
+    """The 1.5B on every trial of the chapter's design (position_study's defaults)."""
+    yield from _plan_04(llm.DEFAULT_MODEL, {})
+
+
+def plan_04_positions_05() -> Iterator[Request]:
+    """The 0.5B on position_study.SMALL_DESIGN: closed-book, oracle, ten passages with the gold at 1, 5, 10."""
+    from labkit.position_study import SMALL_DESIGN
+
+    yield from _plan_04(llm.SMALL_MODEL, SMALL_DESIGN)
+
+
+def _reader_pairs(model: str, questions, k: int) -> Iterator[tuple]:
+    """(query, request): chapter 06's lenient reader over the hybrid's top ``k`` (06-answers' prompts at k = 3)."""
+    h = hb.handbook()
+    ctx = hb.reader_contexts(questions, k)
+    for q in questions:
+        prompt = rd.reader_prompt(q.search_text, [h.texts[c] for c in ctx[q.qid]], "lenient")
+        yield q, Request(model, prompt, None, rd.MAX_TOKENS, 20, True)
+
+
+def _reader_requests(model: str, questions, k: int) -> Iterator[Request]:
+    return (r for _, r in _reader_pairs(model, questions, k))
+
+
+def plan_07_answers() -> Iterator[Request]:
+    """The 1.5B reader on every handbook query at the case study's k = 3 (06's 120 answers are among them)."""
+    yield from _sorted(_reader_requests(llm.DEFAULT_MODEL, hb.handbook().queries, hb.READER_K))
+
+
+def plan_07_sweep() -> Iterator[Request]:
+    """The 1.5B reader at k = 5 on 06's 120-question sample (k = 3 is 06-answers): scored by the reference rule."""
+    yield from _sorted(_reader_requests(llm.DEFAULT_MODEL, hb.reader_sample(), 5))
+
+
+def plan_09_answers() -> Iterator[Request]:
+    """The 0.5B reader at k = 3 on 06's 120-question sample: the cascade's small model."""
+    yield from _sorted(_reader_requests(llm.SMALL_MODEL, hb.reader_sample(), hb.READER_K))
+
+
+def _plan_correctness(model: str, questions, ks) -> Iterator[Request]:
+    """The 1.5B judge's correctness verdicts (labkit.correctness.judged) on ``model``'s recorded answers:
+    every claim against the reference answer and gold spans. Answers not recorded yet are left out."""
+    from labkit import correctness as co
+
+    h = hb.handbook()
+    corpus_texts = {d: doc.text for d, doc in h.corpus.items()}
+    replay = _replay(model)
+    prompts = []
+    for k in ks:
+        for q, r in _reader_pairs(model, questions, k):
+            if r.key in replay.rows:
+                prompts += co.judge_prompts(replay.rows[r.key]["response"].strip(), q, corpus_texts)
+    judge = llm.DEFAULT_MODEL
+    yield from _sorted(Request(judge, p, fa.JUDGE_SCHEMA, fa.JUDGE_MAX_TOKENS, 40, True) for p in prompts)
+
+
+def plan_07_judge() -> Iterator[Request]:
+    yield from _plan_correctness(llm.DEFAULT_MODEL, hb.handbook().queries, (hb.READER_K,))
+
+
+def plan_09_judge() -> Iterator[Request]:
+    yield from _plan_correctness(llm.SMALL_MODEL, hb.reader_sample(), (hb.READER_K,))
+
+
 PLANS = {
     "00-welcome": plan_00,
     "06-answers": plan_06_answers,
@@ -236,7 +320,28 @@ PLANS = {
     "02-easy": plan_02_easy,
     "02-hard": plan_02_hard,
     "02-realism": plan_02_realism,
+    "07-answers": plan_07_answers,
+    "07-judge": plan_07_judge,
+    "04-positions": plan_04_positions,
+    "09-answers": plan_09_answers,
+    "09-judge": plan_09_judge,
+    "04-positions-0.5b": plan_04_positions_05,
+    "07-sweep": plan_07_sweep,
 }
+
+
+def _seconds(todo: list[Request]) -> float:
+    """Estimated seconds for ``todo`` in plan order: with ``reuse_prefix`` a prompt only pays for the characters
+    it does not share with the one recorded before it (one llama.cpp cache per model, as in :func:`record`)."""
+    import os
+
+    total, prev = 0.0, ""
+    for r in todo:
+        shared = len(os.path.commonprefix([prev, r.prompt])) if r.reuse_prefix else 0
+        p, g = _speed(r.model)
+        total += (len(r.prompt) - shared) / 4 / p + r.expect_tokens / g
+        prev = r.prompt if r.reuse_prefix else ""
+    return total
 
 
 def estimate(names: list[str]) -> None:
@@ -250,7 +355,7 @@ def estimate(names: list[str]) -> None:
         for model, rs in by_model.items():
             have = _replay(model).rows
             todo = [r for r in rs if r.key not in have]
-            minutes = sum(r.seconds() for r in todo) / 60
+            minutes = _seconds(todo) / 60
             total += minutes
             print(f"{name:16} {model:36} {len(rs):8d} {len(rs) - len(todo):9d} {len(todo):6d} {minutes:9.1f}")
     print(f"{'total':16} {'':36} {'':8} {'':9} {'':6} {total:9.1f}")

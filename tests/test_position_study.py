@@ -1,0 +1,163 @@
+"""labkit.position_study: the trials, their prompts, the tables and bad input. The readers are test doubles
+(functions with a fixed rule), never a model's answers."""
+
+import pytest
+
+from labkit import position_study as ps
+from labkit import reader as rd
+from labkit import stats
+from labkit.data import Query, Span
+
+
+def _context(qid="q1", above=0):
+    return {
+        "qid": qid,
+        "question": f"How many days for {qid}?",
+        "gold": f"GOLD {qid}: it takes 45 days.",
+        "distractors": [f"D{i} {qid} about something else, 3 days." for i in range(1, 10)],
+        "nonrelevant_above": above,
+    }
+
+
+def test_arrange_inserts_the_gold_among_the_first_distractors():
+    c = _context()
+    assert ps.arrange(c, 1, 3) == [c["gold"], *c["distractors"][:2]]
+    assert ps.arrange(c, 3, 3) == [*c["distractors"][:2], c["gold"]]
+    assert len(ps.arrange(c, 5, 10)) == 10 and ps.arrange(c, 5, 10)[4] == c["gold"]
+
+
+def test_ends_order_puts_the_best_at_both_ends():
+    assert ps.ends_order(5) == [1, 3, 5, 4, 2]
+    assert ps.ends_order(10) == [1, 3, 5, 7, 9, 10, 8, 6, 4, 2]
+    assert ps.ends_order(1) == [1]
+
+
+def test_retrieved_position_is_capped_at_n_docs():
+    assert ps.retrieved_position(_context(above=0), 5) == 1
+    assert ps.retrieved_position(_context(above=2), 5) == 3
+    assert ps.retrieved_position(_context(above=40), 5) == 5
+
+
+def test_trials_cover_every_condition_once_per_question():
+    trials = ps.study_trials([_context("q1", above=1), _context("q2")])  # the chapter's design
+    per_q = [t for t in trials if t.qid == "q1"]
+    kinds = [(t.condition, t.n_docs, t.position) for t in per_q]
+    assert kinds[:2] == [("closed-book", 0, None), ("oracle", 1, 1)]
+    assert ("no gold", 10, None) in kinds and ("no gold", 5, None) not in kinds
+    assert [p for c, n, p in kinds if c == "position" and n == 5] == [1, 3, 5, 2]  # 2: where it was retrieved
+    assert [p for c, n, p in kinds if c == "position" and n == 10] == [1, 5, 10]
+    ends = next(t for t in per_q if t.condition == "ends")
+    c = _context("q1", above=1)  # retrieved second -> "ends" puts it last
+    assert ends.position == 5 and ends.passages[-1] == c["gold"]
+    assert sorted(ends.passages) == sorted(ps.arrange(c, 2, 5))
+    no_gold = next(t for t in per_q if t.condition == "no gold")
+    assert list(no_gold.passages) == c["distractors"][:9]
+    assert len(trials) == 11 + 10
+    full = ps.study_trials([_context()], positions=None, no_gold=(5, 10))
+    assert len(full) == 2 + 2 + 5 + 10 + 1
+    small = ps.study_trials([_context()], **ps.SMALL_DESIGN)
+    assert [(t.condition, t.n_docs, t.position) for t in small] == [
+        ("closed-book", 0, None),
+        ("oracle", 1, 1),
+        ("position", 10, 1),
+        ("position", 10, 5),
+        ("position", 10, 10),
+    ]
+
+
+def test_trial_prompt_is_what_the_llm_reader_sends():
+    seen = []
+
+    def fake(prompt, schema=None, max_tokens=None):  # a test double standing in for a client
+        seen.append(prompt)
+        return " 45 days. "
+
+    trials = ps.study_trials([_context()])
+    table = ps.run_study(trials, rd.llm_reader(fake))
+    assert seen == [ps.trial_prompt(t) for t in trials]
+    assert seen[0] == rd.closed_book_prompt("How many days for q1?") and "[1]" not in seen[0]
+    assert list(table.columns) == ["qid", "condition", "n_docs", "position", "answer"]
+    assert set(table["answer"]) == {"45 days."}
+    assert "model" in ps.run_study(trials[:2], rd.llm_reader(fake), model="m").columns
+
+
+def _u_reader(question, passages):
+    """A test double: right only when the gold passage is first or last (a perfect U)."""
+    gold = [i for i, p in enumerate(passages) if p.startswith("GOLD")]
+    return "45 days." if gold and gold[0] in (0, len(passages) - 1) else "3 days."
+
+
+def _table(contexts):
+    queries = {c["qid"]: Query(c["qid"], c["question"], "45 days.", "easy", "fact", "dev", ()) for c in contexts}
+    from labkit.correctness import reference_rule
+
+    table = ps.run_study(ps.study_trials(contexts), _u_reader)
+    return ps.add_check(table, reference_rule(), queries)
+
+
+def test_accuracy_by_position_with_wilson_intervals_and_a_u():
+    contexts = [_context(f"q{i}", above=i % 5) for i in range(6)]
+    acc = ps.accuracy_by_position(_table(contexts))
+    assert acc.loc[("position", 5, 1), "accuracy"] == 1 and acc.loc[("position", 5, 3), "accuracy"] == 0
+    assert acc.loc[("position", 5, 2), "questions"] == 1  # q1, paired with its ends trial
+    assert acc.loc[("position", 10, 10), "right"] == 6 and acc.loc[("oracle", 1, 1), "accuracy"] == 1
+    p, low, high = stats.wilson(0, 6)
+    assert (acc.loc[("position", 10, 5), ["accuracy", "low", "high"]].tolist()) == [p, low, high]
+    assert acc.xs("closed-book", level="condition")["accuracy"].iloc[0] == 0  # no gold passage, no "45"
+    u = ps.ends_vs_middle(_table(contexts), 5)
+    assert (u["ends"], u["middle"], u["difference"], u["questions"]) == (1.0, 0.0, 1.0, 6)
+    assert u["middle positions"] == [3]  # not 2 or 4, which only the reordered questions were tried at
+    assert u["low"] == u["high"] == 1.0
+
+
+def test_reorder_effect_pairs_the_retrieved_order_with_the_ends_order():
+    contexts = [_context(f"q{i}", above=a) for i, a in enumerate([0, 1, 2, 3, 4])]  # retrieved 1st..5th
+    eff = ps.reorder_effect(_table(contexts), contexts, 5)
+    # retrieved order: right at 1 and 5 (2/5); ends order puts ranks 1, 2 at the ends -> right for 2/5 as well
+    assert eff["as retrieved"] == 0.4 and eff["ends"] == 0.4 and eff["questions"] == 5
+    assert eff["only ends right"] == 1 and eff["only as retrieved right"] == 1  # rank 2 gains, rank 5 loses
+    assert eff["gold not moved"] == 2  # ranks 1 and 4 keep their place
+
+
+def test_study_questions_keep_one_gold_span_with_its_key_number_in_the_gold():
+    contexts = [_context("a"), _context("b"), _context("c")]
+    one = (Span("d", 0, 5, 3),)
+    queries = {
+        "a": Query("a", "How many days for a?", "45 days.", "easy", "fact", "dev", one),
+        "b": Query("b", "How many days for b?", "45 days.", "easy", "fact", "dev", one * 2),  # two grade-3 spans
+        "c": Query("c", "How many days for c?", "60 days.", "easy", "fact", "dev", one),  # 60 not in the gold
+    }
+    assert [c["qid"] for c in ps.study_questions(contexts, queries, n=1)] == ["a"]
+    with pytest.raises(ValueError, match="n must be <= 1"):
+        ps.study_questions(contexts, queries, n=2)
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: ps.arrange(_context(), 1, 11), "n_docs (11) needs 10 distractors"),
+        (lambda: ps.arrange(_context(), 6, 5), "position must be <= 5"),
+        (lambda: ps.ends_order(0), "n must be >= 1"),
+        (lambda: ps.retrieved_position({k: v for k, v in _context().items() if k != "nonrelevant_above"}, 5),
+         "lacks 'nonrelevant_above'"),
+        (lambda: ps.study_trials([]), "contexts must not be empty"),
+        (lambda: ps.study_trials([{"qid": "q"}]), "contexts[0] must be a dict from positions.build_contexts"),
+        (lambda: ps.study_trials([_context()], n_docs=(5,), positions={10: [1]}), "n_docs=10, which is not in"),
+        (lambda: ps.study_trials([_context()], no_gold=(7,)), "n_docs=7, which is not in"),
+        (lambda: ps.run_study([_context()], _u_reader), "trials[0] must be a Trial"),
+        (lambda: ps.run_study(ps.study_trials([_context()])[:1], lambda q, p: 5), "must return the answer as a string"),
+        (lambda: ps.run_study(ps.study_trials([_context()])[:1], "reader"), "reader must be a function"),
+        (lambda: ps.add_check(ps.run_study(ps.study_trials([_context()])[:1], _u_reader), None, {}),
+         "check must be a function"),
+        (lambda: ps.accuracy_by_position(ps.run_study(ps.study_trials([_context()])[:1], _u_reader)),
+         "table needs a 'correct' column"),
+        (lambda: ps.ends_vs_middle(_table([_context()]), 2), "n_docs must be >= 3"),
+        (lambda: ps.ends_vs_middle(_table([_context(), _context("q2", above=1)]), 5, middle=[2]),
+         "a middle position tried for every question"),
+        (lambda: ps.reorder_effect(_table([_context()]), [_context()], 10), "no question has both"),
+    ],
+)  # fmt: skip
+def test_bad_input(call, words):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert words in str(info.value)

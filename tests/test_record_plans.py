@@ -1,0 +1,98 @@
+"""tools/record.py's plans for issue 12 ask exactly the prompts the chapters replay, in an order that shares
+prompt prefixes, and the estimate counts a shared prefix once. No model is called: the judge here is a test
+double that records the prompts it is sent."""
+
+import pytest
+
+from labkit import correctness as co
+from labkit import faithfulness as fa
+from labkit import handbook as hb
+from labkit import llm, triage
+from labkit import position_study as ps
+from labkit import reader as rd
+
+
+@pytest.fixture(scope="module")
+def tool():
+    from test_record_tool import _load_record  # tests/ is on the path: pytest puts each test's folder there
+
+    return _load_record()
+
+
+def _prompts(tool, name):
+    return [r.prompt for r in tool.PLANS[name]()]
+
+
+def test_the_estimate_counts_a_shared_prefix_once(tool):
+    a, b = "x" * 4000 + "one", "x" * 4000 + "two"
+    reuse = [tool.Request(llm.DEFAULT_MODEL, p, expect_tokens=0, reuse_prefix=True) for p in (a, b)]
+    fresh = [tool.Request(llm.DEFAULT_MODEL, p, expect_tokens=0) for p in (a, b)]
+    assert tool._seconds(reuse) == pytest.approx(tool._seconds(fresh) * (4003 + 3) / 8006)
+
+
+def test_the_04_plans_are_the_position_study_sorted_for_prefix_reuse(tool):
+    seen = []
+
+    def fake(prompt, schema=None, max_tokens=None):  # records what the notebook's reader would ask
+        seen.append((prompt, max_tokens))
+        return "-"
+
+    ps.run_study(ps.study_trials(ps.study_contexts()), rd.llm_reader(fake))
+    plan = list(tool.PLANS["04-positions"]())
+    assert sorted({p for p, _ in seen}) == [r.prompt for r in plan]  # every prompt once, in sorted order
+    assert {m for _, m in seen} == {rd.MAX_TOKENS} and all(r.max_tokens == rd.MAX_TOKENS for r in plan)
+    assert all(r.reuse_prefix and r.model == llm.DEFAULT_MODEL for r in plan)
+    assert ps.N_QUESTIONS * 10 <= len(plan) <= ps.N_QUESTIONS * 11
+    small = list(tool.PLANS["04-positions-0.5b"]())
+    assert {r.prompt for r in small} < {r.prompt for r in plan} and {r.model for r in small} == {llm.SMALL_MODEL}
+    assert len(small) == ps.N_QUESTIONS * 5
+
+
+def test_07_answers_cover_every_query_and_reuse_the_06_answers(tool):
+    answers = _prompts(tool, "07-answers")
+    assert len(answers) == len(hb.handbook().queries) and answers == sorted(answers)
+    assert set(_prompts(tool, "06-answers")) <= set(answers)
+    sweep = _prompts(tool, "07-sweep")
+    assert len(sweep) == len(hb.reader_sample()) and not set(sweep) & set(answers)
+    small = list(tool.PLANS["09-answers"]())
+    assert {r.model for r in small} == {llm.SMALL_MODEL}
+    assert {r.prompt for r in small} == set(_prompts(tool, "06-answers"))
+
+
+def test_07_judge_holds_every_judge_prompt_the_triage_of_recorded_answers_sends(tool):
+    from labkit.retrieval import make_run
+
+    h = hb.handbook()
+    sample = hb.reader_sample()
+    seen = []
+
+    def fake_judge_client(prompt, schema=None, max_tokens=None):  # a test double, not the judge's verdicts
+        seen.append(prompt)
+        return '{"verdict": "supported", "quote": ""}'
+
+    corpus_texts = {d: doc.text for d, doc in h.corpus.items()}
+    check = co.judge_check(fa.model_judge(fake_judge_client), corpus_texts)
+    run = make_run(h.hybrid, sample, 20)  # the case study's run: its top 3 are the reader's contexts
+    reader = rd.llm_reader(llm.Replay(llm.DEFAULT_MODEL))  # the 120 answers chapter 06 recorded
+    triage.reader_traces(sample, run, h.texts, h.qrels, reader, check, corpus_texts, hb.READER_K)
+    plan = list(tool.PLANS["07-judge"]())
+    assert seen and set(seen) <= {r.prompt for r in plan}
+    assert all(r.schema == fa.JUDGE_SCHEMA and r.max_tokens == fa.JUDGE_MAX_TOKENS and r.reuse_prefix for r in plan)
+
+
+def test_09_answers_are_the_prompts_the_cascade_asks_the_small_model(tool):
+    from labkit import cascade
+
+    seen = []
+
+    def fake(prompt, schema=None, max_tokens=None):  # records what chapter 09 would ask
+        seen.append(prompt)
+        return "-"
+
+    h, sample = hb.handbook(), hb.reader_sample()
+    contexts = {q: [h.texts[c] for c in ids] for q, ids in hb.reader_contexts(sample).items()}
+    cascade.model_answers(sample, contexts, fake)
+    assert sorted(seen) == _prompts(tool, "09-answers")
+    seen.clear()
+    ps.run_study(ps.study_trials(ps.study_contexts(), **ps.SMALL_DESIGN), rd.llm_reader(fake))
+    assert sorted(set(seen)) == _prompts(tool, "04-positions-0.5b")
