@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labkit import check
+from labkit import check, toys
 from labkit.data import load_corpus
 
 CHECK_PY = Path(check.__file__)
@@ -67,7 +67,11 @@ CASES = {
     "0.1": (len(load_corpus()), len(load_corpus()) + 1, {}),
     "0.2": ("1/4", 0.3, {}),  # 1 / log2(16), given as a fraction
     "0.3": (4, 3, {}),  # rank 3 keeps exactly one half
-    "2.1": (["hr-07#2", "hr-12#4"], ["hr-12#4", "hr-07#2"], {}),  # the order matters: most similar first
+    "2.1": (
+        list(toys.SYNTH_SOURCE_SIMILAR),
+        toys.SYNTH_SOURCE_SIMILAR[::-1],
+        {},
+    ),  # the order matters: most similar first
     "2.2": ("real", "synthetic-easy", {"scores": SET_SCORES}),
     "2.3": (0.6, 0.75, {"heldout": HELDOUT}),  # 0.75 would drop the unreadable reply instead of counting it
     "2.4": (2, 3, {"frame": RATED}),  # two hard questions rated 5, counted once (one retriever)
