@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from numbers import Integral, Real
 from typing import Any
 
-__all__ = ["whole_number", "finite_number", "text", "sequence", "strings", "numbers"]
+__all__ = ["whole_number", "finite_number", "text", "sequence", "queries", "strings", "numbers"]
 
 
 def whole_number(name: str, value: Any, minimum: int = 1, maximum: int | None = None, hint: str = "") -> int:
@@ -79,6 +79,15 @@ def sequence(name: str, value: Any, allow_empty: bool = True, example: str = "")
     out = list(value)
     if not allow_empty and not out:
         raise ValueError(f"{name} must not be empty")
+    return out
+
+
+def queries(name: str, value: Any, allow_empty: bool = True, example: str = "load_queries()") -> list:
+    """``value`` as a list of labelled queries: each item needs ``qid`` and ``search_text`` (a Query)."""
+    out = sequence(name, value, allow_empty=allow_empty, example=example)
+    for i, q in enumerate(out):
+        if not hasattr(q, "qid") or not hasattr(q, "search_text"):
+            raise ValueError(f"{name}[{i}] must be a Query (from load_queries), got {type(q).__name__} {q!r:.60}")
     return out
 
 

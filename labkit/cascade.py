@@ -54,13 +54,11 @@ def model_answers(queries: Sequence[Any], contexts: Mapping[str, Sequence[str]],
 
     from labkit import reader as rd
 
-    queries = args.sequence("queries", queries, allow_empty=False, example="handbook().queries")
+    queries = args.queries("queries", queries, allow_empty=False, example="handbook().queries")
     args.mapping("contexts", contexts, example="{qid: [passage, ...]}")
     model = model or getattr(client, "model", "") or "model"
     rows = []
-    for i, q in enumerate(queries):
-        if not hasattr(q, "qid") or not hasattr(q, "search_text"):
-            raise ValueError(f"queries[{i}] must be a Query (from load_queries), got {type(q).__name__}")
+    for q in queries:
         if q.qid not in contexts:
             raise ValueError(f"contexts has no passages for query {q.qid!r}")
         done = ask(client, rd.reader_prompt(q.search_text, list(contexts[q.qid]), "lenient"), rd.MAX_TOKENS)

@@ -193,13 +193,11 @@ def rag_prompts(
 ) -> list[str]:
     """The RAG prompt of each query: an instruction, the question, and its top ``k`` chunks, numbered."""
     k = args.whole_number("k", k)
-    queries = args.sequence("queries", queries, example="load_queries()")
+    queries = args.queries("queries", queries)
     args.mapping("run", run, example='{"q1": ["hr-leave#0", ...]}')
     args.mapping("texts", texts, example="{chunk.id: chunk.text for chunk in chunks}")
     out = []
-    for i, q in enumerate(queries):
-        if not hasattr(q, "qid") or not hasattr(q, "search_text"):
-            raise ValueError(f"queries[{i}] must be a Query (from load_queries), got {type(q).__name__} {q!r:.60}")
+    for q in queries:
         if q.qid not in run:
             raise ValueError(f"run has no ranking for query {q.qid!r}: retrieve every query first (make_run)")
         top = args.ranking(f"run[{q.qid!r}]", run[q.qid])[:k]
