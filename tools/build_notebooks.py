@@ -70,7 +70,7 @@ CHAPTERS = [
             "five judges (1.5B, 1.5B + quote guard, 0.5B, lexical, always-supported) against hand labels: TPR/TNR "
             "with intervals, chosen on dev, reported on test; the Rogan–Gladen correction checked against the "
             "labelled truth; relevance in code and by a model; context swapping, lenient vs strict prompt; a "
-            "question × judge explorer", "in progress: written (`notebooks/drafts/`), model responses being recorded"),
+            "question × judge explorer", "ready"),
     Chapter("07_triage", "Triage", "retrieval failure or generation failure: the 2x2",
             "the 2×2 (OK / GEN_FAIL / LUCKY / RET_FAIL) on the seed's traces and on traces of a real extractive "
             "pipeline over the handbook; the cells move with k; drill-down; a k slider and cell picker",
