@@ -82,6 +82,24 @@ def realism_labels(split: str | None = None) -> list[dict]:
     return [r for r in rows if split is None or r["split"] == split]
 
 
+AUDIT_VALUES = {"evidence": ("yes", "partly", "no"), "answer": ("right", "wrong", "unclear")}
+
+
+def audit_labels() -> list[dict]:
+    """The hand audit of the generated sets (``data/synth/audit_labels.jsonl``): for every generated question,
+    whether its evidence span answers it and whether the model's answer is right. Validated against the sets."""
+    path = data_dir() / "synth" / "audit_labels.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    qids = [q.qid for q in load_sets()]
+    if [r.get("qid") for r in rows] != qids:
+        raise ValueError(f"{path} must list every generated qid once, in file order: re-audit after regenerating")
+    for r in rows:
+        for key, allowed in AUDIT_VALUES.items():
+            if r.get(key) not in allowed:
+                raise ValueError(f"{path}: {r['qid']} has {key}={r.get(key)!r}; allowed: {allowed}")
+    return rows
+
+
 def generated(model: str | None = None) -> list[dict]:
     """The recorded easy and hard rows that were kept (quote found in the target chunk), in target order."""
     rows, _ = generated_with_drops(model)
@@ -161,15 +179,21 @@ def set_path(kind: str) -> Path:
     return data_dir() / "synth" / f"synthetic-{kind}.jsonl"
 
 
+def render_sets(model: str | None = None) -> dict[str, str]:
+    """The text of ``synthetic-easy.jsonl`` and ``synthetic-hard.jsonl``, rebuilt from the recordings."""
+    rows = as_queries(generated(model), model)
+    return {
+        kind: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows if r["slice"] == f"synthetic-{kind}")
+        for kind in ("easy", "hard")
+    }
+
+
 def write_sets(model: str | None = None) -> dict[str, int]:
     """Write ``data/synth/synthetic-easy.jsonl`` and ``synthetic-hard.jsonl`` from the recordings; row counts."""
-    rows = as_queries(generated(model), model)
     counts = {}
-    for kind in ("easy", "hard"):
-        mine = [r for r in rows if r["slice"] == f"synthetic-{kind}"]
-        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in mine)
+    for kind, text in render_sets(model).items():
         set_path(kind).write_text(text, encoding="utf-8")
-        counts[kind] = len(mine)
+        counts[kind] = text.count("\n")
     return counts
 
 
@@ -244,6 +268,11 @@ def with_ratings(per_query_frame: Any, synthetic: list, rated_rows: Any) -> Any:
     rating = {f"syn-{s}-{i + 1:03d}": r for s, i, r in zip(rated["set"], rated["i"], rated["realism"], strict=True)}
     method = {q.qid: q.extra["provenance"]["method"] for q in synthetic}
     question = {q.qid: q.question for q in synthetic}
+    odd = sorted(set(per_query_frame["set"]) - {"synthetic-easy", "synthetic-hard"})
+    if odd:
+        raise ValueError(
+            f"per_query_frame['set'] has {odd[0]!r}; pass per_query(load_sets()) unchanged (copy it before relabelling)"
+        )
     unknown = sorted(set(per_query_frame["qid"]) - set(rating))
     if unknown:
         raise ValueError(f"per_query_frame has qids with no rated row, e.g. {unknown[0]!r}: rate every row first")

@@ -172,3 +172,34 @@ def test_as_queries_writes_valid_rows_with_provenance(tmp_path):
     assert (
         loaded.gold[0].start == s and len(loaded.distractors) == 2 and loaded.extra["provenance"]["method"] == "jaccard"
     )
+
+
+def test_with_ratings_refuses_a_relabelled_set_column():
+    from labkit import synth_data as sd
+
+    frame = _frame()
+    frame.loc[frame["set"] == "synthetic-hard", "set"] = "synthetic-hard (jaccard)"
+    rated = [{"set": "easy", "i": 0, "realism": 4, "question": "q"}]
+    with pytest.raises(ValueError, match=r"per_query_frame\['set'\] has 'synthetic-hard \(jaccard\)'"):
+        sd.with_ratings(frame, [], rated)
+
+
+def test_the_committed_generated_sets_are_rebuilt_from_the_recordings_and_their_spans_are_real():
+    """Byte for byte from the cassette; every gold span inside its target chunk; every distractor a real chunk of
+    another document (the spans themselves are validated against the corpus by load_queries)."""
+    from labkit import handbook as hb
+    from labkit import synth_data as sd
+
+    for kind, text in sd.render_sets().items():
+        assert sd.set_path(kind).read_text(encoding="utf-8") == text, f"run python -m labkit.synth_data ({kind})"
+    chunks = {c.id: c for c in hb.handbook().chunks}
+    spans = {(c.doc, c.start_char, c.end_char) for c in chunks.values()}
+    queries = sd.load_sets()
+    assert {q.slice for q in queries} == {"synthetic-easy", "synthetic-hard"}
+    for q in queries:
+        target = chunks[q.extra["provenance"]["target"]]
+        (g,) = q.gold
+        assert g.doc == target.doc and target.start_char <= g.start < g.end <= target.end_char, q.qid
+        assert bool(q.distractors) == (q.slice == "synthetic-hard"), q.qid
+        for d in q.distractors:
+            assert (d.doc, d.start, d.end) in spans and d.doc != g.doc, q.qid

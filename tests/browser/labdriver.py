@@ -303,6 +303,13 @@ class ExplorerPage:
         for _ in range(times):
             handle.press(key)
 
+    def slide(self, label: str, key: str, field: str, value, readout: str, previous: dict | None = None) -> dict:
+        """Press ``key`` on slider ``label``, expect ``state[field] = value`` and ``readout``; check every output."""
+        self.press_slider(label, key)
+        self.state[field] = value
+        self.check_control(f"slider {label!r} readout", lambda: self.readout(label), readout)
+        return self.check(f"slider {label!r} ({key})", previous)
+
     def select(self, label: str):
         has_label = self.page.locator("label", has_text=exact(label))
         return self.root.locator(".widget-dropdown").filter(has=has_label).locator("select")

@@ -44,6 +44,7 @@ pytestmark = pytest.mark.browser
 COVERED = {
     "00_welcome": "test_00_welcome",
     "01_rrf_hybrid_retrieval": "test_01_rrf_hybrid_retrieval",
+    "02_synthetic_hard_questions": "test_02_synthetic_hard_questions",
     "03_metrics_by_hand": "test_03_metrics_by_hand",
     "04_mrr_hit_rate_lost_in_the_middle": "test_04_mrr_hit_rate_lost_in_the_middle",
     "05_chunk_grid": "test_05_chunk_grid",
@@ -168,6 +169,32 @@ def test_01_rrf_hybrid_retrieval(open_notebook):
     box.type_text("question", "paternaty leave how many weeks", key="Tab")  # blur commits too
     box.state["question"] = "paternaty leave how many weeks"
     box.check("text 'question' = 'paternaty leave how many weeks' + Tab")
+
+
+# ---------------------------------------------------------------- 02_synthetic_hard_questions
+
+
+def test_02_synthetic_hard_questions(open_notebook):
+    from ch02driver import synth_explorer
+
+    stem = "02_synthetic_hard_questions"
+    nb: LabNotebook = open_notebook(stem)
+    ex = synth_explorer(nb.page, stem)
+    assert ex.root.count() == 1, f"{stem}: expected one SynthExplorer, found {ex.root.count()}"
+    shown = ex.check("as loaded")
+    save_screenshot(ex.root, stem)
+
+    # the threshold: an IntSlider, keyboard on the handle, one value per key press (continuous_update=False)
+    shown = ex.slide("keep rating ≥", "ArrowRight", "threshold", 5, "5", shown)
+    # one distractor method only, then another retriever
+    ex.toggle("jaccard").click()
+    ex.state["method"] = "jaccard"
+    shown = ex.check("toggle 'distractors' = jaccard", shown)
+    ex.select("retriever").select_option("bm25")
+    ex.state["retriever"] = "bm25"
+    shown = ex.check("dropdown 'retriever' = bm25", shown)
+    # keep everything: every question kept, nothing dropped
+    ex.slide("keep rating ≥", "Home", "threshold", 1, "1", shown)
 
 
 # ---------------------------------------------------------------- 03_metrics_by_hand
