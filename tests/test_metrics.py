@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from labkit import metrics as M
 from labkit.metrics import graded
 from labkit.toys import RUNNING_GRADES as RELS
+from labkit.toys import RUNNING_UNRETRIEVED, TRAP_JUDGED, TRAP_X, TRAP_Y
 
 # ---------------------------------------------------------------- the chapter's printed figures
 
@@ -27,11 +28,10 @@ def test_source_chapter_figures():
     assert round(M.ndcg_at_k(RELS, 5, all_grades=[0, 2, 0, 3, 1, 2]), 4) == 0.5166
     assert M.precision_at_k(RELS, 5, thr=2) == 0.4
     assert M.recall_at_k(RELS, 5, 3, thr=2) == pytest.approx(0.6666666666666666)
-    X, Y = [1, 1, 1, 0, 0], [0, 0, 0, 3, 0]
-    assert M.ndcg_at_k(X, 5) == 1.0
-    assert round(M.ndcg_at_k(Y, 5), 4) == 0.4307
-    assert round(M.ndcg_at_k(X, 5, all_grades=[1, 1, 1, 3]), 4) == 0.4671
-    assert round(M.ndcg_at_k(Y, 5, all_grades=[3, 1, 1, 1]), 4) == 0.2832
+    assert M.ndcg_at_k(TRAP_X, 5) == 1.0
+    assert round(M.ndcg_at_k(TRAP_Y, 5), 4) == 0.4307
+    assert round(M.ndcg_at_k(TRAP_X, 5, all_grades=TRAP_JUDGED), 4) == 0.4671
+    assert round(M.ndcg_at_k(TRAP_Y, 5, all_grades=TRAP_JUDGED), 4) == 0.2832
 
 
 def test_hand_worked_small_cases():
@@ -169,7 +169,7 @@ def test_one_ranking_functions_agree_with_evaluate(rng, idcg):
 
 
 def test_idcg_rule_is_the_one_the_figure_draws():
-    rels, unretrieved = [0, 2, 0, 3, 1], [2]
+    rels, unretrieved = RELS, RUNNING_UNRETRIEVED
     for idcg in ("retrieved", "all_judged"):
         ideal = graded.ideal_gains(rels, 5, unretrieved, idcg)
         assert ideal == ([3.0, 2.0, 1.0, 0.0, 0.0] if idcg == "retrieved" else [3.0, 2.0, 2.0, 1.0, 0.0])

@@ -161,10 +161,6 @@ def test_nothing_is_defined_after_a_main_guard():
 
 # ---------------------------------------------------------------- the source's toys are typed once, in labkit.toys
 
-PENDING_TOY_COPIES = {  # files that still re-type a toy, owned by other changes of issue 9; remove as they convert
-    "tests/test_metrics.py": "the X/Y trap and the running example inside tests",
-}
-
 
 def _key(value):
     """A hashable form of a literal, where a list and a tuple of the same items are the same toy."""
@@ -213,7 +209,7 @@ def test_no_toy_is_typed_twice(folder):
     copies = {}
     for path in sorted((ROOT / folder).rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
-        if rel == "labkit/toys.py" or rel in PENDING_TOY_COPIES:
+        if rel == "labkit/toys.py":
             continue
         found = _copies(path, toys)
         if found:
