@@ -237,7 +237,11 @@ def test_the_readme_chapter_table_is_generated_and_checked(tmp_path, monkeypatch
     tool = _build_notebooks_tool()
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert tool.readme_table() in readme  # what --check compares; the notebook test above runs it
-    assert "| 02 | synthetic_hard_questions | generate → make hard → filter | coming |" in tool.readme_table()
+    coming = tool.Chapter("10_next_chapter", "Next", "-", "what a later chapter does", "coming")
+    monkeypatch.setattr(tool, "CHAPTERS", [*tool.CHAPTERS, coming])
+    no_link = "| 10 | next_chapter | what a later chapter does | coming |"  # no source file: the name is not a link
+    assert tool.readme_table().endswith(no_link)
+    monkeypatch.setattr(tool, "CHAPTERS", tool.CHAPTERS[:-1])
     stale = tmp_path / "README.md"
     stale.write_text(readme.replace("| 03 |", "| 3 |"), encoding="utf-8")
     monkeypatch.setattr(tool, "README", stale)
