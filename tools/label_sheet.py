@@ -1,0 +1,33 @@
+"""Write the rows a rater labels for correctness: one JSON line per recorded reader answer.
+
+    python tools/label_sheet.py 1.5b > build/sheet-1.5b.jsonl   # chapter 07's answers (every handbook query)
+    python tools/label_sheet.py 0.5b > build/sheet-0.5b.jsonl   # chapter 09's small model (the reader sample)
+
+Each row: model, qid, slice, kind, question, gold (reference answer + gold spans, what the rater checks
+against) and answer. The labels go to data/correctness/labels.jsonl (rubric in data/correctness/README.md).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from labkit import answers_data, llm  # noqa: E402
+
+MODELS = {"1.5b": llm.DEFAULT_MODEL, "0.5b": llm.SMALL_MODEL}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or argv[0] not in MODELS:
+        print(f"usage: {Path(__file__).name} {{{','.join(MODELS)}}}", file=sys.stderr)
+        return 2
+    for row in answers_data.label_sheet(MODELS[argv[0]]):
+        print(json.dumps(row, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
