@@ -20,9 +20,11 @@ from typing import Any
 from labkit import data_dir
 from labkit import handbook as hb
 
-__all__ = ["recorded_answers", "correctness_labels", "label_sheet", "LABELS_FILE", "LABELS", "PASSING"]
+__all__ = ["recorded_answers", "correctness_labels", "label_check", "second_rater", "label_sheet", "LABELS_FILE",
+           "SECOND_RATER_FILE", "LABELS", "PASSING"]  # fmt: skip
 
 LABELS_FILE = "correctness/labels.jsonl"
+SECOND_RATER_FILE = "correctness/second_rater.jsonl"  # a random 60 of the 1.5B answers, labelled again
 LABELS = ("right", "partly", "wrong", "declined")
 PASSING = ("right",)  # a label that counts as a correct answer; partly, wrong and declined do not
 
@@ -57,22 +59,39 @@ def recorded_answers(model: str | None = None, questions: Sequence[Any] | None =
         prompt = rd.reader_prompt(q.search_text, [h.texts[c] for c in ctx[q.qid]], "lenient")
         done = replay.complete(prompt, max_tokens=rd.MAX_TOKENS)
         rows.append(
-            {"qid": q.qid, "split": q.split, "slice": q.slice, "kind": q.kind, "question": q.search_text,
-             "chunks": ctx[q.qid], "answer": done.text.strip(), "model": model,
-             "prompt tokens": done.prompt_tokens, "completion tokens": done.completion_tokens,
-             "seconds": done.seconds}  # fmt: skip
+            {
+                "qid": q.qid,
+                "split": q.split,
+                "slice": q.slice,
+                "kind": q.kind,
+                "question": q.search_text,
+                "chunks": ctx[q.qid],
+                "answer": done.text.strip(),
+                "model": model,
+                "prompt tokens": done.prompt_tokens,
+                "completion tokens": done.completion_tokens,
+                "seconds": done.seconds,
+            }  # fmt: skip
         )
     return pd.DataFrame(rows)
 
 
 def correctness_labels(path=None):
-    """The hand labels: one row per (model, qid) with ``label`` (one of :data:`LABELS`) and ``why``.
+    """The hand labels: one row per (model, qid) with ``label`` (one of :data:`LABELS`), ``why`` and ``rater``.
 
     Validated on load: a row with an unknown label, or a (model, qid) labelled twice, fails with its line.
     """
+    return _labels(path or data_dir() / LABELS_FILE)
+
+
+def second_rater(path=None):
+    """An independent second labelling of a random 60 of the 1.5B answers (rater agreement)."""
+    return _labels(path or data_dir() / SECOND_RATER_FILE)
+
+
+def _labels(path):
     import pandas as pd
 
-    path = path or data_dir() / LABELS_FILE
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: the correctness labels ship with the workbook (git checkout)")
     rows, seen = [], set()
@@ -81,7 +100,7 @@ def correctness_labels(path=None):
             continue
         row = json.loads(line)
         where = f"{path.name} line {n}"
-        for field in ("model", "qid", "label", "why"):
+        for field in ("model", "qid", "label", "why", "rater"):
             if field not in row:
                 raise ValueError(f"{where}: no {field!r}")
         if row["label"] not in LABELS:
@@ -91,6 +110,45 @@ def correctness_labels(path=None):
         seen.add((row["model"], row["qid"]))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def label_check(model: str | Sequence[str] | None = None, questions: Sequence[Any] | None = None):
+    """``check(answer, query)``: True when the hand label of that recorded answer is ``right``.
+
+    ``model``: one model, or several (a cascade judges both models' answers with one check). The labels belong
+    to the recorded answers at k = 3 (:func:`recorded_answers`): an answer text that none of the models gave for
+    the query raises, so a label is never applied to an answer nobody read. If two models gave the same text
+    with different labels, the labels contradict each other and building the check fails.
+    """
+    models = [_model(model)] if model is None or isinstance(model, str) else [_model(m) for m in model]
+    labels = correctness_labels()
+    known: dict[tuple[str, str], tuple[str, str]] = {}  # (qid, answer) -> (label, model)
+    for m in models:
+        mine = labels[labels["model"] == m].set_index("qid")["label"]
+        answers = recorded_answers(m, questions).set_index("qid")["answer"]
+        missing = sorted(set(answers.index) - set(mine.index))
+        if missing:
+            raise ValueError(f"{len(missing)} recorded answers of {m} have no label (first {missing[0]!r}): label them")
+        for qid, answer in answers.items():
+            old = known.get((qid, answer))
+            if old and old[0] != mine[qid]:
+                raise ValueError(f"{qid!r}: {old[1]} and {m} gave the same answer, labelled {old[0]} and {mine[qid]}")
+            known[(qid, answer)] = (mine[qid], m)
+    asked = {qid for qid, _ in known}
+
+    def check(answer: str, query: Any) -> bool:
+        qid = getattr(query, "qid", None)
+        if qid not in asked:
+            raise ValueError(f"no labelled answer of {', '.join(models)} for query {qid!r}")
+        if (qid, answer.strip()) not in known:
+            raise ValueError(
+                f"the answer to {qid!r} is not a labelled one (labels are for the recorded answers at k = "
+                f"{hb.READER_K}): judge other answers with a rule of labkit.correctness"
+            )
+        return known[(qid, answer.strip())][0] in PASSING
+
+    check.__name__ = "hand label"
+    return check
 
 
 def label_sheet(model: str | None = None, questions: Sequence[Any] | None = None) -> list[dict]:
@@ -106,6 +164,7 @@ def label_sheet(model: str | None = None, questions: Sequence[Any] | None = None
     out = []
     for r in table.to_dict("records"):
         q = h.by_qid[r["qid"]]
+        gold = gold_context(q, corpus_texts)
         out.append({"model": r["model"], "qid": r["qid"], "slice": r["slice"], "kind": r["kind"],
-                    "question": r["question"], "gold": gold_context(q, corpus_texts), "answer": r["answer"]})  # fmt: skip
+                    "question": r["question"], "gold": gold, "answer": r["answer"]})  # fmt: skip
     return out

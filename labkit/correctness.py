@@ -29,7 +29,7 @@ from typing import Any
 from labkit import args
 
 __all__ = ["key_numbers", "reference_check", "reference_rule", "gold_context", "judge_prompts", "judged",
-           "judge_check", "RULES"]  # fmt: skip
+           "judge_check", "rule_report", "RULES"]  # fmt: skip
 
 RULES = ("first", "all")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -152,3 +152,36 @@ def judge_check(judge: Callable, corpus_texts: Mapping[str, str]) -> Callable[[s
 
     check.__name__ = f"judge against the gold ({getattr(judge, '__name__', 'judge')})"
     return check
+
+
+def rule_report(table, rules, truth: str = "hand label"):
+    """Each rule of ``table`` measured against its ``truth`` column: one row per rule.
+
+    ``table``: one row per answer, a boolean ``truth`` column (the hand label: right or not) and one column per
+    rule holding True / False, or None where the rule cannot judge the answer (left out of its rates and
+    counted in ``left out``). Reports the share it passes, TPR (passes a right answer) and TNR (fails a
+    wrong one), each with its Wilson 95 % interval, and its accuracy.
+    """
+    import pandas as pd
+
+    from labkit import stats
+
+    if truth not in getattr(table, "columns", ()):
+        raise ValueError(f"table must have a {truth!r} column (True when the answer is right)")
+    out = []
+    for rule in args.strings("rules", rules, allow_empty=False, example='["reference number", "lexical judge"]'):
+        if rule not in table.columns:
+            raise ValueError(f"rules names {rule!r}, which is not a column of the table ({list(table.columns)})")
+        judged = table[table[rule].notna()]
+        pred, true = judged[rule].astype(bool).tolist(), judged[truth].astype(bool).tolist()
+        if not true or all(true) or not any(true):
+            raise ValueError(f"{rule!r}: its judged answers need both right and wrong ones to measure TPR and TNR")
+        tp = sum(p and t for p, t in zip(pred, true, strict=True))
+        tn = sum((not p) and (not t) for p, t in zip(pred, true, strict=True))
+        tpr, tnr = stats.wilson(tp, sum(true)), stats.wilson(tn, len(true) - sum(true))
+        out.append({"rule": rule, "judged": len(judged), "left out": len(table) - len(judged),
+                    "says pass": sum(pred) / len(pred), "truly right": sum(true) / len(true),
+                    "TPR": tpr[0], "TPR 95%": f"[{tpr[1]:.2f}, {tpr[2]:.2f}]",
+                    "TNR": tnr[0], "TNR 95%": f"[{tnr[1]:.2f}, {tnr[2]:.2f}]",
+                    "accuracy": (tp + tn) / len(judged)})  # fmt: skip
+    return pd.DataFrame(out).set_index("rule")

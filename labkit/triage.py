@@ -150,7 +150,10 @@ def drill_down(trace: Mapping[str, Any], k: int = 5) -> dict[str, Any]:
     Returns ``qid``, ``cell``, ``question``, ``gold_ranks`` (each gold chunk's rank among the ``k`` chunks read,
     or None when it was not read), ``gold_spans`` (the answer text the labels point at, as
     :func:`extractive_traces` records it), ``answer`` and ``answer_has_span`` (the answer holds a gold span
-    verbatim). Keys a trace does not carry (the source's toy traces have no question) come back empty.
+    verbatim); for a language model's traces (:func:`reader_traces`) also ``reference`` (the hand-written
+    reference answer), ``judged_by`` (the check that set ``answer_pass``) and ``why`` (a label's reason, when
+    the notebook adds one). Keys a trace does not carry (the source's toy traces have no question) come back
+    empty.
     """
     k = args.whole_number("k", k)
     cell = _quadrant(trace, k, "trace")
@@ -165,6 +168,9 @@ def drill_down(trace: Mapping[str, Any], k: int = 5) -> dict[str, Any]:
         "gold_spans": spans,
         "answer": answer,
         "answer_has_span": any(s in answer for s in spans),
+        "reference": str(trace.get("reference", "")),
+        "judged_by": str(trace.get("judged_by", "")),
+        "why": str(trace.get("why", "")),
     }
 
 
@@ -253,4 +259,5 @@ def reader_traces(
                 "query; leave it out (e.g. queries whose reference answer has no key number)"
             )
         t["answer_pass"], t["reference"] = bool(passed), getattr(q, "answer", "")
+        t["judged_by"] = getattr(check, "__name__", "check")
     return traces

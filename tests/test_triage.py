@@ -62,7 +62,7 @@ def test_traces_record_the_gold_span_and_drill_down_shows_it():
 def test_drill_down_reads_a_toy_trace_without_text():
     d = triage.drill_down(ROWS[0], 5)
     assert d == {"qid": "", "cell": "GEN_FAIL", "question": "", "gold_ranks": {"hr-07#2": 1}, "gold_spans": [],
-                 "answer": "", "answer_has_span": False}  # fmt: skip
+                 "answer": "", "answer_has_span": False, "reference": "", "judged_by": "", "why": ""}  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -25,9 +25,9 @@ EXERCISES: dict[str, Exercise] = {
         "count RET_FAIL and GEN_FAIL: one each",
     ),
     "7.2": Exercise(
-        "GEN_FAIL traces of the handbook pipeline at k=10",
+        "GEN_FAIL traces of the extractive control at k=10",
         lambda sweep: int(sweep.loc[10, "GEN_FAIL"]),
-        "triage.triage(traces_at(10), 10)['GEN_FAIL']",
+        "triage.triage(extractive_at(10), 10)['GEN_FAIL']",
         tol=0,
         objects={"sweep": "the 2x2 counts per k (one row per k, one column per cell)"},
     ),
@@ -38,9 +38,17 @@ EXERCISES: dict[str, Exercise] = {
         tol=0,
     ),
     "7.4": Exercise(
-        "predict: the slice with the most queries that are a hit@5 (threshold 1) but not 'gold retrieved'",
+        "predict: the slice with the most queries that are a hit@3 (threshold 1) but not 'gold retrieved'",
         lambda definition_gap: str(definition_gap.idxmax()),
         "the cell's output counts them per slice; which slice's questions need look-alikes or two documents?",
-        objects={"definition_gap": "the per-slice count of queries where the two definitions disagree at k=5"},
+        objects={"definition_gap": "the per-slice count of queries where the two definitions disagree at k=3"},
+    ),
+    "7.5": Exercise(
+        "predict: is GEN_FAIL's share higher or lower when the reference-number rule replaces the hand labels",
+        lambda gen_fail_share: (
+            "higher" if gen_fail_share["reference number"] > gen_fail_share["hand label"] else "lower"
+        ),
+        "the rule fails some right answers (1 - TPR) and passes some wrong ones (1 - TNR): which flow is larger?",
+        objects={"gen_fail_share": "GEN_FAIL / traces per check on the queries the rule can judge"},
     ),
 }

@@ -166,20 +166,29 @@ def triage_view(traces: list[dict], k: int, cell: str, n_examples: int = 3) -> d
 
     counts = triage.triage(traces, k)
     chosen = [t for t in traces if triage.quadrant(t, k) == cell][:n_examples]
-    examples = [{**triage.drill_down(t, k), "read": list(t["retrieved"][:k])} for t in chosen]
+    examples = [{**triage.drill_down(t, k), "read": list(t["retrieved"][:k]), "passed": bool(t["answer_pass"])}
+                for t in chosen]  # fmt: skip
     return {"k": k, "n": len(traces), "counts": counts, "priority": triage.priority(counts), "examples": examples}
 
 
 def _example_html(d: dict[str, Any]) -> str:
     ranks = ", ".join(f"{g} ({f'rank {r}' if r else 'not read'})" for g, r in d["gold_ranks"].items())
     spans = " | ".join(f'<q class="lk-gold-span">{html.escape(s)}</q>' for s in d["gold_spans"]) or "not recorded"
-    answer = d["answer"][:160] + ("…" if len(d["answer"]) > 160 else "")
+    answer = d["answer"][:240] + ("…" if len(d["answer"]) > 240 else "")
+    reference = ""
+    if d.get("reference"):
+        reference = f'<br>reference: <q class="lk-reference">{html.escape(d["reference"])}</q>'
+    verdict = ""
+    if d.get("judged_by"):
+        why = f" ({html.escape(d['why'])})" if d.get("why") else ""
+        verdict = (f'<br>{html.escape(d["judged_by"])}: <b class="lk-verdict">{"pass" if d["passed"] else "fail"}'
+                   f"</b>{why}")  # fmt: skip
     return (
         f'<li class="lk-example" data-qid="{html.escape(d["qid"])}"><b>{html.escape(d["qid"])}</b> '
         f'{html.escape(d["question"])}<div style="font-size:0.85em;line-height:1.4">gold: <code>{html.escape(ranks)}'
         f"</code>; read: <code>{html.escape(', '.join(d['read']))}</code><br>gold span: {spans}"
         f'<br>answer{"" if d["answer_has_span"] else " (holds no gold span)"}: <q class="lk-answer">'
-        f"{html.escape(answer)}</q></div></li>"
+        f"{html.escape(answer)}</q>{reference}{verdict}</div></li>"
     )
 
 
@@ -199,16 +208,19 @@ def triage_html(view: dict[str, Any]) -> dict[str, str]:
 
 
 class TriageExplorer(Explorer):
-    """Slider k and a cell picker: the 2x2 counts, the priority, and example traces of the chosen cell.
+    """Slider k, a cell picker and (optionally) a reader picker: the 2x2 counts, the priority, example traces.
 
     Wraps :func:`labkit.triage.triage`, :func:`labkit.triage.priority` and :func:`labkit.triage.drill_down`
     (:func:`triage_view`) over ``traces_at(k)`` (a function returning the traces of a pipeline that reads the
-    top ``k`` chunks); each k is computed once. Each example shows its gold span and the answer.
+    top ``k`` chunks), or over ``traces_at(k, reader)`` when ``readers`` names the choices (a language model
+    recorded at one k raises for the others: the message says which k exists). Each (k, reader) is computed
+    once. Each example shows its gold span, the answer and, for a model's traces, the reference answer and the
+    verdict of the check that judged it.
     """
 
     css_class = "lk-triage-explorer"
 
-    def __init__(self, traces_at, k=5, max_k=20, n_examples=3):
+    def __init__(self, traces_at, k=5, max_k=20, n_examples=3, readers=None, reader=None):
         from labkit import triage
 
         self.n_examples = n_examples
@@ -218,17 +230,30 @@ class TriageExplorer(Explorer):
         self.cell = w.ToggleButtons(options=list(triage.QUADRANTS), value="GEN_FAIL", description="examples of",
                                     style={**STYLE, "button_width": "auto"})  # fmt: skip
         self.table, self.examples = w.HTML(), w.HTML()
+        controls: dict[str, w.ValueWidget] = {"k": self.k, "cell": self.cell}
+        if readers:
+            readers = list(readers)
+            self.reader = w.ToggleButtons(options=readers, value=reader or readers[0], description="reader · check",
+                                          style={**STYLE, "button_width": "auto"})  # fmt: skip
+            controls = {"reader": self.reader, **controls}
+            compute = lambda reader, k, cell: {**triage_view(traces_at(k, reader), k, cell, n_examples),  # noqa: E731
+                                               "reader": reader}  # fmt: skip
+        else:
+            self.reader = None
+            compute = lambda k, cell: triage_view(traces_at(k), k, cell, n_examples)  # noqa: E731
         super().__init__(
-            {"k": self.k, "cell": self.cell},
-            lambda k, cell: triage_view(traces_at(k), k, cell, n_examples),
+            controls,
+            compute,
             triage_html,
             outputs={"table": self.table, "examples": self.examples},
-            summary=lambda v: {"k": v["k"], "counts": v["counts"], "priority": v["priority"],
+            summary=lambda v: {**({"reader": v["reader"]} if "reader" in v else {}), "k": v["k"],
+                               "counts": v["counts"], "priority": v["priority"],
                                "examples": [d["qid"] for d in v["examples"]]},
         )  # fmt: skip
 
     def arrange(self) -> list[w.Widget]:
-        return [self.k, self.table, self.cell, self.examples, self.message]
+        top = [self.reader] if self.reader is not None else []
+        return [*top, self.k, self.table, self.cell, self.examples, self.message]
 
 
 # ---------------------------------------------------------------- 09: routing cost at k

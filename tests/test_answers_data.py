@@ -1,0 +1,124 @@
+"""labkit.answers_data: the recorded reader answers of chapters 07-09 and their correctness labels (replay only,
+no model), correctness.rule_report, and what a model's trace shows in the drill-down and the triage widget."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from labkit import answers_data as ad
+from labkit import correctness as co
+from labkit import handbook as hb
+from labkit import llm, triage, widgets
+
+
+@pytest.fixture(scope="module")
+def answers_15():
+    return ad.recorded_answers(llm.DEFAULT_MODEL)
+
+
+def test_every_handbook_query_has_a_recorded_1_5b_answer_and_exactly_one_label(answers_15):
+    labels = ad.correctness_labels()
+    assert len(answers_15) == len(hb.handbook().queries) == 344
+    mine = labels[labels["model"] == llm.DEFAULT_MODEL]
+    assert sorted(mine["qid"]) == sorted(answers_15["qid"])
+    assert set(labels["label"]) <= set(ad.LABELS) and labels["why"].str.len().min() > 10
+    second = ad.second_rater()
+    assert len(second) == 60 and set(second["qid"]) <= set(mine["qid"])
+    assert (answers_15["prompt tokens"] > 0).all() and (answers_15["seconds"] > 0).all()
+
+
+def test_label_check_applies_a_label_only_to_the_answer_it_was_given(answers_15):
+    check = ad.label_check()
+    h = hb.handbook()
+    labels = ad.correctness_labels().query("model == @llm.DEFAULT_MODEL").set_index("qid")["label"]
+    for row in answers_15.head(20).to_dict("records"):
+        assert check(row["answer"], h.by_qid[row["qid"]]) is (labels[row["qid"]] == "right")
+    q = h.by_qid[answers_15["qid"][0]]
+    with pytest.raises(ValueError, match="not a labelled one"):
+        check("Some other answer.", q)
+    with pytest.raises(ValueError, match="no labelled answer"):
+        check("x", type("Q", (), {"qid": "nope"})())
+
+
+def test_labels_file_problems_name_the_line(tmp_path):
+    path = tmp_path / "labels.jsonl"
+    row = {"model": "m", "qid": "q1", "label": "right", "why": "ok", "rater": "a"}
+    path.write_text(json.dumps(row) + "\n" + json.dumps({**row, "label": "maybe"}) + "\n")
+    with pytest.raises(ValueError, match="line 2: label must be one of"):
+        ad.correctness_labels(path)
+    path.write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n")
+    with pytest.raises(ValueError, match="line 2: m / q1 is labelled twice"):
+        ad.correctness_labels(path)
+    path.write_text(json.dumps({k: v for k, v in row.items() if k != "rater"}) + "\n")
+    with pytest.raises(ValueError, match="no 'rater'"):
+        ad.correctness_labels(path)
+    with pytest.raises(FileNotFoundError, match="missing"):
+        ad.correctness_labels(tmp_path / "absent.jsonl")
+
+
+def test_rule_report_counts_tpr_tnr_and_leaves_out_what_a_rule_cannot_judge():
+    table = pd.DataFrame(
+        {
+            "hand label": [True, True, True, False, False, True],
+            "rule": [True, False, True, False, True, None],
+        }
+    )
+    row = co.rule_report(table, ["rule"]).loc["rule"]
+    assert row.judged == 5 and row["left out"] == 1
+    assert row.TPR == pytest.approx(2 / 3) and row.TNR == pytest.approx(1 / 2)
+    assert row.accuracy == pytest.approx(3 / 5) and row["says pass"] == pytest.approx(3 / 5)
+    with pytest.raises(ValueError, match="not a column"):
+        co.rule_report(table, ["judge"])
+    with pytest.raises(ValueError, match="both right and wrong"):
+        co.rule_report(table.assign(**{"hand label": True}), ["rule"])
+    with pytest.raises(ValueError, match="'truth'"):
+        co.rule_report(table, ["rule"], truth="truth")
+
+
+def test_label_sheet_gives_the_rater_the_reference_gold_spans_and_answer(answers_15):
+    sheet = ad.label_sheet()
+    assert [r["qid"] for r in sheet] == list(answers_15["qid"])
+    first = sheet[0]
+    assert first["gold"].startswith("Reference answer: ") and "From the handbook:" in first["gold"]
+    assert first["answer"] == answers_15["answer"][0]
+
+
+MODEL_TRACE = {"qid": "q1", "question": "How long?", "gold": ["a"], "retrieved": ["b", "c"], "answer_pass": True,
+               "gold_spans": ["ten days"], "answer": "Ten days.", "reference": "10 days.", "judged_by": "hand label",
+               "why": "States 10 days."}  # fmt: skip
+
+
+def test_a_model_trace_shows_its_reference_and_verdict_in_the_drill_down_and_the_widget():
+    d = triage.drill_down(MODEL_TRACE, 2)
+    assert d["cell"] == "LUCKY" and d["reference"] == "10 days." and d["judged_by"] == "hand label"
+    assert triage.drill_down({k: v for k, v in MODEL_TRACE.items() if k != "why"}, 2)["why"] == ""
+
+    def traces_for(k, reader):
+        if reader == "model" and k != 2:
+            raise ValueError("the model's answers are recorded at k = 2 only")
+        return [MODEL_TRACE]
+
+    ex = widgets.TriageExplorer(traces_for, k=2, max_k=3, readers=["model", "control"])
+    shown = ex.html_for(cell="LUCKY")["examples"]
+    assert '<q class="lk-reference">10 days.</q>' in shown
+    assert 'hand label: <b class="lk-verdict">pass</b> (States 10 days.)' in shown
+    assert ex.result["reader"] == "model" and ex.result["counts"]["LUCKY"] == 1
+    ex.k.value = 3
+    assert "recorded at k = 2 only" in ex.message.value and ex.result["error"].startswith("ValueError")
+    ex.reader.value = "control"
+    counts = triage.triage([MODEL_TRACE], 3)
+    assert ex.message.value == ""
+    assert ex.result == {"reader": "control", "k": 3, "counts": counts, "priority": triage.priority(counts),
+                         "examples": []}  # fmt: skip
+
+
+def test_reader_traces_record_which_check_judged_them():
+    from labkit.data import Query, Span
+
+    q = Query("q1", "How long?", "10 days.", "easy", "fact", "dev", (Span("d", 0, 8, 3),))
+    traces = triage.reader_traces(
+        [q], {"q1": ["a"]}, {"a": "ten days"}, {"q1": {"a": 3}}, lambda question, passages: "10 days.",
+        co.reference_rule(), {"d": "ten days"}, 1,
+    )  # fmt: skip
+    assert traces[0]["judged_by"] == "reference number (first)" and traces[0]["answer_pass"] is True
