@@ -53,7 +53,8 @@ def test_07_answers_cover_every_query_and_reuse_the_06_answers(tool):
     assert len(answers) == len(hb.handbook().queries) and answers == sorted(answers)
     assert set(_prompts(tool, "06-answers")) <= set(answers)
     sweep = _prompts(tool, "07-sweep")
-    assert len(sweep) == len(hb.reader_sample()) and not set(sweep) & set(answers)
+    judgeable = [q for q in hb.reader_sample() if co.key_numbers(q.answer, q.search_text)]
+    assert len(sweep) == len(judgeable) < len(hb.reader_sample()) and not set(sweep) & set(answers)
     small = list(tool.PLANS["09-answers"]())
     assert {r.model for r in small} == {llm.SMALL_MODEL}
     assert {r.prompt for r in small} == set(_prompts(tool, "06-answers"))
