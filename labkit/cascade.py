@@ -22,7 +22,8 @@ from typing import Any
 
 from labkit import args
 
-__all__ = ["ask", "model_answers", "grounded", "cascade_table", "strategy_summary", "passing_sets", "STRATEGIES"]
+__all__ = ["ask", "model_answers", "grounded", "cascade_table", "strategy_summary", "passing_sets", "request_view",
+           "outcome_label", "STRATEGIES"]  # fmt: skip
 
 STRATEGIES = ("small only", "large only", "cascade")
 _COST = ("prompt tokens", "completion tokens", "seconds")
@@ -197,3 +198,38 @@ def passing_sets(table) -> tuple[dict[str, set[str]], list[str]]:
         else:
             none_pass.append(qid)
     return passing, none_pass
+
+
+def request_view(table, qid: str, question: str = "") -> dict[str, Any]:
+    """One request of :func:`cascade_table` as a learner reads it: both answers, their correctness, the check's
+    decision, and what each strategy paid (tokens and seconds)."""
+    qid = args.text("qid", qid)
+    if qid not in getattr(table, "index", ()):
+        raise ValueError(f"qid {qid!r} is not a request of the table (its index: {list(table.index)[:3]} ...)")
+    r = table.loc[qid]
+    cost = {name: {c: r[f"{name} {c}"] for c in _COST} for name in STRATEGIES}
+
+    def flag(x: Any) -> bool | None:  # numpy's bools print as np.True_; None / NaN: not judged
+        return None if x is None or x != x else bool(x)
+
+    return {
+        "qid": qid,
+        "question": question,
+        "small": r["small"],
+        "large": r["large"],
+        "small answer": r["small answer"],
+        "large answer": r["large answer"],
+        "small correct": flag(r["small correct"]),
+        "large correct": flag(r["large correct"]),
+        "escalated": bool(r["escalated"]),
+        "cascade correct": flag(r["cascade correct"]),
+        "cost": cost,
+    }
+
+
+def outcome_label(row: Any) -> str:
+    """A short tag of what the cascade did with one request: ``kept, right`` / ``kept, not right`` /
+    ``escalated, small was right`` / ``escalated, small was not right``."""
+    if not row["escalated"]:
+        return "kept, right" if row["small correct"] else "kept, not right"
+    return "escalated, small was right" if row["small correct"] else "escalated, small was not right"

@@ -107,3 +107,39 @@ def test_bad_input(call, words):
     with pytest.raises(ValueError) as info:
         call()
     assert words in str(info.value)
+
+
+def test_request_view_and_the_cascade_explorer_show_one_request_and_its_costs():
+    import pandas as pd
+
+    from labkit import widgets
+
+    table = pd.DataFrame(
+        [{"qid": "q1", "small": "s", "large": "L", "small answer": "Ten <days>.", "large answer": "10 days.",
+          "small correct": False, "large correct": True, "escalated": False, "cascade correct": False,
+          "small only prompt tokens": 100, "small only completion tokens": 5, "small only seconds": 2.0,
+          "large only prompt tokens": 100, "large only completion tokens": 6, "large only seconds": 6.0,
+          "cascade prompt tokens": 100, "cascade completion tokens": 5, "cascade seconds": 2.0},
+         {"qid": "q2", "small": "s", "large": "L", "small answer": "I don't know.", "large answer": "Ask HR.",
+          "small correct": False, "large correct": False, "escalated": True, "cascade correct": False,
+          "small only prompt tokens": 90, "small only completion tokens": 4, "small only seconds": 1.0,
+          "large only prompt tokens": 90, "large only completion tokens": 3, "large only seconds": 5.0,
+          "cascade prompt tokens": 180, "cascade completion tokens": 7, "cascade seconds": 6.0}]
+    ).set_index("qid")  # fmt: skip
+    v = ca.request_view(table, "q2", "Who?")
+    assert v["escalated"] and v["cost"]["cascade"]["seconds"] == 6.0 and v["question"] == "Who?"
+    with pytest.raises(ValueError, match="not a request"):
+        ca.request_view(table, "q9")
+    assert [ca.outcome_label(r) for _, r in table.iterrows()] == [
+        "kept, not right",
+        "escalated, small was not right",
+    ]
+    ex = widgets.CascadeExplorer(table, {"q1": "How long?"})
+    assert [o[1] for o in ex.request.options] == ["q1", "q2"] and ex.request.options[0][0] == "q1 · kept, not right"
+    shown = ex.html_for()
+    assert "Ten &lt;days&gt;." in shown and "kept the small answer" in shown and "How long?" in shown
+    assert 'data-cost="cascade|seconds"' in shown and 'data-verdict="small">not right' in shown
+    ex.request.value = "q2"
+    assert ex.result == {"qid": "q2", "escalated": True, "small correct": False, "large correct": False,
+                         "cascade correct": False}  # fmt: skip
+    assert "escalated to the large model" in ex.output.value

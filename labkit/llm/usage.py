@@ -15,6 +15,7 @@ __all__ = ["LEDGER", "HOSTED_PRICES", "usage_table", "reset_usage"]
 HOSTED_PRICES = {
     # model: (USD per 1M prompt tokens, USD per 1M completion tokens, source)
     "gpt-4o-mini": (0.15, 0.60, "OpenAI API pricing at its launch, July 2024"),
+    "gpt-4o": (2.50, 10.00, "OpenAI API pricing of gpt-4o-2024-08-06, August 2024"),
 }
 """Reference prices for the cost column. Token counts come from our model's tokenizer, so the cost of the
 same text on a hosted model is an estimate (tokenizers differ by roughly ±20%)."""

@@ -27,6 +27,8 @@ __all__ = [
     "triage_html",
     "RoutingExplorer",
     "routing_html",
+    "CascadeExplorer",
+    "cascade_html",
 ]
 
 # ---------------------------------------------------------------- 02: synthetic questions, filtered
@@ -280,3 +282,63 @@ class RoutingExplorer(Explorer):
                              style={"description_width": "190px"})  # fmt: skip
         self.table = w.HTML()
         super().__init__({"k": self.k}, lambda k: dict(stats(k)), routing_html, outputs={"table": self.table})
+
+
+# ---------------------------------------------------------------- 09: one request of the cascade
+
+
+def _verdict(correct: Any) -> str:
+    if correct is None or correct != correct:  # None or NaN: the check could not judge it
+        return "not judged"
+    return "right" if correct else "not right"
+
+
+def cascade_html(view: dict[str, Any]) -> str:
+    """:func:`labkit.cascade.request_view` as the explorer shows it: both answers with their verdicts, the
+    check's decision, and each strategy's cost (``data-cost="<strategy>|<column>"``)."""
+    import pandas as pd
+
+    def answer(which: str) -> str:
+        return (
+            f'<p class="lk-answer-{which}"><b>{html.escape(view[which])}</b> '
+            f'(<span data-verdict="{which}">{_verdict(view[f"{which} correct"])}</span>): '
+            f"<q>{html.escape(view[f'{which} answer'])}</q></p>"
+        )
+
+    decision = "escalated to the large model" if view["escalated"] else "kept the small answer (grounded)"
+    cost = pd.DataFrame(view["cost"]).T.rename_axis("strategy")
+    return (
+        f"<p><b>{html.escape(view['qid'])}</b> {html.escape(view['question'])}</p>"
+        + answer("small")
+        + f'<p>the check: <b class="lk-decision">{decision}</b>; the cascade ships an answer that is '
+        f'<b data-verdict="cascade">{_verdict(view["cascade correct"])}</b></p>'
+        + answer("large")
+        + html_table(cost, ".4g", attr="cost", missing="-")
+    )
+
+
+class CascadeExplorer(Explorer):
+    """Chapter 09: pick a request, read what the cascade did with it (wraps :func:`labkit.cascade.request_view`).
+
+    ``table``: :func:`labkit.cascade.cascade_table`; ``questions``: qid -> question text. Each request is listed
+    with :func:`labkit.cascade.outcome_label`, so the check's two kinds of error are easy to find.
+    """
+
+    css_class = "lk-cascade-explorer"
+
+    def __init__(self, table, questions=None, qid=None):
+        from labkit import cascade
+
+        questions = dict(questions or {})
+        options = [(f"{q} · {cascade.outcome_label(r)}", q) for q, r in table.iterrows()]
+        if not options:
+            raise ValueError("table must hold at least one request: cascade.cascade_table(...)")
+        self.request = w.Dropdown(options=options, value=qid or options[0][1], description="request",
+                                  layout=w.Layout(width="560px"), style=STYLE)  # fmt: skip
+        super().__init__(
+            {"request": self.request},
+            lambda request: cascade.request_view(table, request, questions.get(request, "")),
+            cascade_html,
+            summary=lambda v: {"qid": v["qid"], "escalated": v["escalated"], "small correct": v["small correct"],
+                               "large correct": v["large correct"], "cascade correct": v["cascade correct"]},
+        )  # fmt: skip

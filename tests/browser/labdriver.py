@@ -545,33 +545,60 @@ def chunk_grid_explorer(page, stem: str = CH05_STEM) -> ExplorerPage:
 CH07_STEM = "07_triage"
 
 
-@functools.cache
-def ch07_traces(k: int) -> list[dict]:
-    """The notebook's ``traces_at(k)``, the function its TriageExplorer wraps, computed here once per k.
+CH07_READERS = ["1.5B · hand label", "1.5B · reference number", "1.5B · lexical judge", "extractive control"]
 
-    Same queries, chunks (128/32) and ``make_run(HybridRetriever([bm25, dense]), queries, 20)`` as chapter 04
-    (``ch04_runs()["hybrid"]``: c=60, depth 100, made at depth 20), so they are reused; the chunk texts are
-    chapter 01's BM25 retriever's chunks. The qrels are every query's, made here: chapter 01's cover its dev
-    split only.
+
+@functools.cache
+def _ch07_setting():
+    """What chapter 07's ``traces_for`` reads: the handbook setting, the hybrid run at depth 20, the checks."""
+    from types import SimpleNamespace
+
+    from labkit import answers_data, correctness, faithfulness, llm
+    from labkit import handbook as hb
+    from labkit import reader as rd
+    from labkit.retrieval import make_run
+
+    h = hb.handbook()
+    corpus_texts = {d: doc.text for d, doc in h.corpus.items()}
+    checks = {"hand label": answers_data.label_check(),
+              "reference number": correctness.reference_rule("first"),
+              "lexical judge": correctness.judge_check(faithfulness.lexical_judge, corpus_texts)}  # fmt: skip
+    labels = answers_data.correctness_labels().query("model == @llm.DEFAULT_MODEL").set_index("qid")["why"]
+    return SimpleNamespace(h=h, run=make_run(h.hybrid, h.queries, 20), corpus_texts=corpus_texts, checks=checks,
+                           why=labels, model=rd.llm_reader(llm.Replay(llm.DEFAULT_MODEL)), k=hb.READER_K)  # fmt: skip
+
+
+@functools.cache
+def ch07_traces(k: int, reader: str) -> list[dict]:
+    """The notebook's ``traces_for(k, reader)``, the function its TriageExplorer wraps, computed here once each.
+
+    The 1.5B's recorded answers over the hybrid top 3 (``make_run(h.hybrid, queries, 20)``), judged by the hand
+    labels (with their reason), the reference-number rule (on the queries it can judge) or the lexical judge
+    against the gold; the extractive control at any k. The model at another k raises, as in the notebook.
     """
     from labkit import triage
-    from labkit.chunking import spans_to_qrels
-    from labkit.data import load_corpus
     from labkit.positions import LexicalReader
 
-    inp = ch01_inputs()
-    queries = list(inp.queries.values())  # load_queries() order
-    chunks = inp.retrievers["bm25"].chunks
-    texts = {c.id: c.text for c in chunks}
-    qrels = spans_to_qrels(queries, chunks)
-    corpus_texts = {d: doc.text for d, doc in load_corpus().items()}
-    return triage.extractive_traces(queries, ch04_runs()["hybrid"], texts, qrels, LexicalReader(), corpus_texts, k)
+    s = _ch07_setting()
+    h = s.h
+    if reader == "extractive control":
+        return triage.extractive_traces(h.queries, s.run, h.texts, h.qrels, LexicalReader(), s.corpus_texts, k)
+    if k != s.k:
+        raise ValueError(f"the 1.5B's answers are recorded at k = {s.k} (every query); set k to {s.k}, or pick "
+                         "the extractive control to sweep k")  # fmt: skip
+    name = reader.split(" · ")[1]
+    check = s.checks[name]
+    queries = [q for q in h.queries if name != "reference number" or check("", q) is not None]
+    traces = triage.reader_traces(queries, s.run, h.texts, h.qrels, s.model, check, s.corpus_texts, k)
+    for t in traces:
+        t["why"] = s.why[t["qid"]] if name == "hand label" else ""
+    return traces
 
 
 def triage_explorer(page, stem: str = CH07_STEM) -> ExplorerPage:
     from labkit import widgets
 
-    return ExplorerPage(page, stem, widgets.TriageExplorer(ch07_traces, k=5))
+    return ExplorerPage(page, stem, widgets.TriageExplorer(ch07_traces, k=3, readers=CH07_READERS))
 
 
 # ---------------------------------------------------------------- chapter 09
@@ -599,6 +626,30 @@ def ch09_stats(k: int) -> dict[str, float]:
     prompts = router.rag_prompts(queries, ch04_runs()["hybrid"], texts, k)
     tokens, estimates = count_tokens(prompts), [router.chars_over_4(p) for p in prompts]
     return router.routing_at_k(tokens, estimates, ROUTER_WINDOW, ROUTER_COST)
+
+
+@functools.cache
+def ch09_outcomes():
+    """The notebook's ``outcomes`` (``cascade.cascade_table``: 0.5B first, 1.5B on a failed check, hand labels)
+    and its questions, rebuilt from the recordings as the notebook builds them."""
+    from labkit import answers_data, cascade, llm
+    from labkit import handbook as hb
+
+    h = hb.handbook()
+    sample = hb.reader_sample()
+    contexts = {qid: [h.texts[c] for c in ids] for qid, ids in hb.reader_contexts(sample).items()}
+    small = cascade.model_answers(sample, contexts, llm.Replay(llm.SMALL_MODEL))
+    large = cascade.model_answers(sample, contexts, llm.Replay(llm.DEFAULT_MODEL))
+    check = answers_data.label_check([llm.SMALL_MODEL, llm.DEFAULT_MODEL], sample)
+    return cascade.cascade_table(small, large, sample, contexts, check), {q.qid: q.search_text for q in sample}
+
+
+def cascade_explorer(page, stem: str = CH09_STEM) -> ExplorerPage:
+    from labkit import cascade, widgets
+
+    outcomes, questions = ch09_outcomes()
+    first = next(q for q, r in outcomes.iterrows() if cascade.outcome_label(r) == "kept, not right")
+    return ExplorerPage(page, stem, widgets.CascadeExplorer(outcomes, questions, qid=first))
 
 
 def routing_explorer(page, stem: str = CH09_STEM) -> ExplorerPage:

@@ -17,11 +17,13 @@ import pytest
 from labdriver import (
     NOTEBOOKS,
     LabNotebook,
+    cascade_explorer,
     cells,
     ch01_inputs,
     ch04_runs,
     ch05_grid,
     ch07_traces,
+    ch09_outcomes,
     ch09_stats,
     chunk_grid_explorer,
     cutoff_explorer,
@@ -35,6 +37,7 @@ from labdriver import (
     triage_explorer,
 )
 
+from labkit import cascade
 from labkit.toys import RUNNING_GRADES
 from labkit.widgets import grades_text
 
@@ -382,26 +385,43 @@ def test_06_faithfulness(open_notebook):
 def test_07_triage(open_notebook):
     stem = "07_triage"
     nb: LabNotebook = open_notebook(stem)
-    ch07_traces(5)  # after Run All: the embedding cache is warm and both processes read the same files
+    ch07_traces(3, "1.5B · hand label")  # after Run All: the embedding cache is warm, both processes read the files
     ex = triage_explorer(nb.page, stem)
     assert ex.root.count() == 1, f"{stem}: expected one TriageExplorer, found {ex.root.count()}"
-    label, toggle = "k (chunks read)", "examples of"
+    label = "k (chunks read)"
 
-    ex.check_control(f"slider {label!r} readout", lambda: ex.readout(label), "5")
-    ex.check_control(f"toggle {toggle!r}", ex.chosen, ["GEN_FAIL"])
-    shown = ex.check("as loaded")  # the examples' text holds each gold span and answer
+    ex.check_control(f"slider {label!r} readout", lambda: ex.readout(label), "3")
+    ex.check_control("toggles", ex.chosen, ["1.5B · hand label", "GEN_FAIL"])
+    shown = ex.check("as loaded")  # each example: gold span, answer, reference, the hand label and its reason
+    assert "hand label: fail" in shown["examples"][0], f"{stem}: the GEN_FAIL examples show no verdict"
     save_screenshot(ex.root, stem)
 
-    # the cell picker: same k, same counts, another cell's first three traces
-    ex.toggle("OK").click()
-    ex.state["cell"] = "OK"
-    ex.check_control(f"toggle {toggle!r}", ex.chosen, ["OK"])
-    shown = ex.check(f"toggle {toggle!r} = OK", shown)
+    # the cell picker: a language model can be right without the evidence
     ex.toggle("LUCKY").click()
-    ex.state["cell"] = "LUCKY"  # 0 for an extractive reader: it cannot be right without the evidence
-    ex.check_control(f"toggle {toggle!r}", ex.chosen, ["LUCKY"])
-    shown = ex.check(f"toggle {toggle!r} = LUCKY", shown)
-    assert shown["examples"][0] == "no trace in this cell", f"{stem}: labkit has traces in LUCKY"
+    ex.state["cell"] = "LUCKY"
+    ex.check_control("toggles", ex.chosen, ["1.5B · hand label", "LUCKY"])
+    shown = ex.check("toggle 'examples of' = LUCKY", shown)
+    assert shown["examples"][0] != "no trace in this cell", f"{stem}: the 1.5B has no LUCKY trace on the page"
+
+    # the reader picker: same traces, another check; the answer columns move
+    ex.toggle("1.5B · lexical judge").click()
+    ex.state["reader"] = "1.5B · lexical judge"
+    ex.check_control("toggles", ex.chosen, ["1.5B · lexical judge", "LUCKY"])
+    shown = ex.check("toggle 'reader · check' = lexical judge", shown)
+
+    # the model was recorded at k = 3 only: another k is an error that says so, and empties the outputs
+    ex.press_slider(label, "ArrowRight")
+    ex.state["k"] = 4
+    ex.check_control(f"slider {label!r} readout", lambda: ex.readout(label), "4")
+    said = poll(lambda: "recorded at k = 3" in ex.error(), True)
+    assert said, f"{stem}: TriageExplorer at k=4 with the 1.5B shows error {ex.error() or '(nothing)'!r}"
+
+    # the extractive control at that k: the error goes, and it is never LUCKY
+    ex.toggle("extractive control").click()
+    ex.state["reader"] = "extractive control"
+    ex.check_control("toggles", ex.chosen, ["extractive control", "LUCKY"])
+    shown = ex.check("toggle 'reader · check' = extractive control", shown)
+    assert shown["examples"][0] == "no trace in this cell", f"{stem}: the extractive control has LUCKY traces"
 
     # k: keyboard on the handle; continuous_update=False, so each key press sends one value (each k: ~1 s)
     ex.press_slider(label, "Home")
@@ -411,14 +431,10 @@ def test_07_triage(open_notebook):
     assert cells(shown, "table")["GEN_FAIL|traces"] == "0" and "fix first: retrieval" in shown["table"][0], (
         f"{stem}: TriageExplorer slider {label!r} (Home) -> labkit says {shown['table'][0]!r} at k=1"
     )
-    ex.press_slider(label, "ArrowRight", times=2)
-    ex.state["k"] = 3
-    ex.check_control(f"slider {label!r} readout", lambda: ex.readout(label), "3")
-    shown = ex.check(f"slider {label!r} (ArrowRight x2)", shown)
     ex.toggle("RET_FAIL").click()
     ex.state["cell"] = "RET_FAIL"
-    ex.check_control(f"toggle {toggle!r}", ex.chosen, ["RET_FAIL"])
-    ex.check(f"toggle {toggle!r} = RET_FAIL", shown)
+    ex.check_control("toggles", ex.chosen, ["extractive control", "RET_FAIL"])
+    ex.check("toggle 'examples of' = RET_FAIL", shown)
 
 
 # ---------------------------------------------------------------- 09_router_eval
@@ -444,3 +460,16 @@ def test_09_router_eval(open_notebook):
         ex.state["k"] = k
         ex.check_control(f"slider {label!r} readout", lambda: ex.readout(label), str(k))
         shown = ex.check(f"slider {label!r} ({key} x{times})", shown)
+
+    # the cascade: one request at a time, both answers with their labels, the check's decision, the costs
+    cx = cascade_explorer(nb.page, stem)
+    assert cx.root.count() == 1, f"{stem}: expected one CascadeExplorer, found {cx.root.count()}"
+    shown = cx.check("as loaded")
+    assert "kept the small answer" in shown["output"][0], f"{stem}: the first request shown was not kept"
+    save_screenshot(cx.root, f"{stem}-cascade")
+    outcomes, _ = ch09_outcomes()
+    wasted = next(q for q, r in outcomes.iterrows() if cascade.outcome_label(r) == "escalated, small was right")
+    cx.select("request").select_option(next(text for text, qid in cx.explorer.request.options if qid == wasted))
+    cx.state["request"] = wasted
+    shown = cx.check(f"dropdown 'request' = {wasted}", shown)
+    assert "escalated to the large model" in shown["output"][0], f"{stem}: {wasted} is not shown as escalated"
