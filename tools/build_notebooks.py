@@ -74,18 +74,21 @@ CHAPTERS = [
             "labelled truth; relevance in code and by a model; context swapping, lenient vs strict prompt; a "
             "question × judge explorer", "ready"),
     Chapter("07_triage", "Triage", "retrieval failure or generation failure: the 2x2",
-            "the 2×2 (OK / GEN_FAIL / LUCKY / RET_FAIL) on the seed's traces and on traces of a real extractive "
-            "pipeline over the handbook; the cells move with k; drill-down; a k slider and cell picker",
-            "ready (extractive generator, no LLM yet)"),
+            "the 2×2 (OK / GEN_FAIL / LUCKY / RET_FAIL) on the seed's traces and on the local 1.5B's answers to "
+            "every handbook query, hand-labelled right or wrong; two cheap correctness rules measured against the "
+            "labels (TPR/TNR) and how they move the cells; what LUCKY holds; k = 3 vs 5 for the model and every k "
+            "for an extractive control; a reader × check × k explorer with the drill-down", "ready"),
     Chapter("08_case_study", "Case study", "the internal-docs bot end to end: easy vs hard vs real",
             "the internal-docs bot end to end: the 7.12 workflow on the handbook, retrieval per slice at the "
             "reader's k, every pitfall of 7.11 measured (synthetic-vs-real gap, wrong k, hit rate vs all the "
             "evidence for multi-hop questions, follow-ups without query rewriting, chunking), answers scored and "
-            "triaged separately, the checklist filled in", "ready (extractive reader, no LLM yet; no widget)"),
+            "triaged separately with the local 1.5B reader and hand labels, the checklist filled in",
+            "ready (no widget)"),
     Chapter("09_router_eval", "Router evaluation", "a model router evaluated as a retriever",
-            "a router as a retriever over models (the seed's MRR / Hit@1 / nDCG@3 / cascade-regret table), the "
-            "context-window filter measured with real token counts vs chars/4 on the handbook's prompts, k ↔ "
-            "routing cost; a k slider", "ready"),
+            "a router as a retriever over models (the seed's MRR / Hit@1 / nDCG@3 / cascade-regret table); a real "
+            "cascade of the local 0.5B and 1.5B on 120 handbook questions (pass rates, tokens, seconds, hosted "
+            "prices, the check's errors, the long-prompt slice); the context-window filter measured with real "
+            "token counts vs chars/4, k ↔ routing cost; a request explorer and a k slider", "ready"),
 ]  # fmt: skip
 NAV_TAG = "nav"
 CHAPTER_LIST_TAG = "chapter-list"

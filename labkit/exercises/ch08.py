@@ -29,7 +29,7 @@ EXERCISES: dict[str, Exercise] = {
         objects={"by_kind": "the per-query table with the columns 'kind' and 'all evidence@10'"},
     ),
     "8.4": Exercise(
-        "predict: with 5 chunks instead of 3, does the share of passing answers on the real slice go up or down",
+        "predict: with 5 chunks instead of 3, does the share of passing answers on the real slice go up, down or stay",
         lambda more_chunks: _direction(more_chunks.loc["real", more_chunks.columns[0]], more_chunks.loc["real", 5]),
         "compare the real row of the table at 3 and at 5 chunks: more gold read is not more answers right",
         objects={"more_chunks": "the share of passing answers per slice (rows) at each number of chunks (columns)"},

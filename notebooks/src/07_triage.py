@@ -5,13 +5,17 @@
 # evidence reached the generator and whether the answer passed, count the four cells, and let the counts say
 # which stage to fix first.
 #
-# Source: section 7.9 of the chapter notes (and the pitfalls of 7.11).
+# Source: section 7.9 of the chapter notes (and the pitfalls of 7.11). The generator on the handbook is a real
+# language model: the local Qwen2.5-Coder-1.5B-Instruct of chapter 06, its answers recorded once and replayed
+# (`data/llm/`). Whether each answer is right was labelled by hand against the reference answer
+# (`data/correctness/`, with the rubric and who labelled).
 
 # %%
 import labkit
-from labkit import check, plots, triage, widgets
+from labkit import check, llm, plots, stats, triage, widgets
 
 labkit.setup()
+llm.reset_usage()
 
 # %% [markdown]
 # ## The 2×2
@@ -56,75 +60,81 @@ print("fix first:", triage.priority(triage.triage(rows)))
 # ## Traces from a real pipeline on the handbook
 #
 # A trace is what you log from your system: the question, the chunks the generator read, the answer, and a
-# pass/fail label. This workbook calls no language model, so the generator here is a **deterministic extractive
-# stand-in**: it answers with the passage that shares the most words with the question (`LexicalReader` from
-# chapter 04, a word-overlap score), and the answer passes when it contains the gold evidence verbatim. A real
-# system's traces have the same shape, with a model's answer and a judge's label; the triage code does not
-# change. What the counts say about *generation*, though, is a statement about this stand-in, not about a
-# language model.
+# pass/fail label. Here the pipeline is the one of chapters 06 and 08: the hybrid retriever (BM25 + MiniLM,
+# fused with RRF) over chunks of 128 words, and the **local 1.5B model** reading the top **3** chunks with
+# chapter 06's prompt. It answered every one of the handbook's labelled queries; the answers are replayed
+# from the recording, so the counts below are the same on every run.
 #
 # **What "gold" means in these traces.** A trace's `gold` is the chunks that hold a **grade-3 span whole**: the
 # passage that states the answer (the 0–3 grades of chapter 00). A chunk holding only part of that span
 # (grade 1 after remapping, chapter 05) or a grade-2 span (needed, but not the answer alone) is *not* gold. So
 # "gold retrieved at *k*" is hit@*k* with threshold 3, stricter than the hit@*k* of chapter 04 (threshold 1).
-# The reason: only a chunk that holds the answer can make an answer pass, so a trace that read a mere piece
-# of it belongs with the retrieval failures, not with the generator's.
+# The reason: only a chunk that holds the answer gives the generator everything it needs, so a trace that read
+# a mere piece of it belongs with the retrieval failures, not with the generator's.
+#
+# **What "passed" means.** Each answer was labelled `right`, `partly`, `wrong` or `declined` against the
+# query's hand-written reference answer and gold spans; only `right` passes. The labels are the yardstick for
+# everything below, so look at how they were made first.
 
 # %%
 import functools
 
 import pandas as pd
 
-from labkit import metrics
-from labkit.chunking import chunk_corpus, spans_to_qrels
-from labkit.data import load_corpus, load_queries
-from labkit.positions import LexicalReader
-from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+from labkit import answers_data, correctness, faithfulness, metrics
+from labkit import handbook as hb
+from labkit import reader as rd
+from labkit.retrieval import make_run
 
-corpus = load_corpus()
-queries = load_queries()
-chunks = chunk_corpus(corpus, 128, 32)
-texts = {c.id: c.text for c in chunks}
-qrels = spans_to_qrels(queries, chunks)
-run = make_run(HybridRetriever([BM25Retriever(chunks), DenseRetriever(chunks)]), queries, 20)
-corpus_texts = {d: doc.text for d, doc in corpus.items()}
+h = hb.handbook()
+queries, texts, qrels = h.queries, h.texts, h.qrels
+corpus_texts = {d: doc.text for d, doc in h.corpus.items()}
 slice_of = {q.qid: q.slice for q in queries}
+READ_K = hb.READER_K  # the chunks the reader gets: 3, as in chapters 06 and 08
+run = make_run(h.hybrid, queries, 20)
+assert all(run[qid][:READ_K] == read for qid, read in hb.reader_contexts(queries).items())  # what it was given
+
+model = rd.llm_reader(llm.from_env(llm.DEFAULT_MODEL))  # replays the recorded answers (offline)
+labels = answers_data.correctness_labels().query("model == @llm.DEFAULT_MODEL").set_index("qid")
+by_hand = answers_data.label_check()  # check(answer, query): the hand label of that recorded answer is "right"
 
 
-@functools.cache  # each k once: the sweep, the picture and the widget below share them
-def traces_at(k):
-    return triage.extractive_traces(queries, run, texts, qrels, LexicalReader(), corpus_texts, k)
+def model_traces(check, qs=queries, k=READ_K):
+    """The 1.5B's traces over the hybrid top k, its answers judged by check(answer, query)."""
+    traces = triage.reader_traces(qs, run, texts, qrels, model, check, corpus_texts, k)
+    for t in traces:
+        t["why"] = labels.loc[t["qid"], "why"] if k == READ_K and check is by_hand else ""
+    return traces
 
 
-traces = traces_at(5)
-print({key: traces[0][key] for key in ("qid", "question", "gold", "gold_spans", "answer_pass")})
-print("read:", traces[0]["retrieved"])
+traces = model_traces(by_hand)
+print(f"{len(traces)} traces; the first:")
+print({key: traces[0][key] for key in ("qid", "question", "gold", "retrieved", "answer", "reference", "answer_pass")})
 
 # %% [markdown]
-# How much the definition matters, counted: for each *k*, the queries that chapter 04's hit@*k* counts as a
-# hit, those with a gold chunk in the top *k* (hit@*k* at threshold 3), and the queries on which the two
+# How much the definition of gold matters, counted: for each *k*, the queries that chapter 04's hit@*k* counts
+# as a hit, those with a gold chunk in the top *k* (hit@*k* at threshold 3), and the queries on which the two
 # disagree.
 
 
 # %%
 def retrieved_by_definition(k):
-    """One row per query: hit@k at threshold 1 (chapter 04), at threshold 3, and triage's 'gold retrieved'."""
+    """One row per query: hit@k at threshold 1 (chapter 04) and at threshold 3 (triage's 'gold retrieved')."""
     top = {qid: ranking[:k] for qid, ranking in run.items()}
-    gold_read = {t["qid"]: float(triage.quadrant(t, k) in ("OK", "GEN_FAIL")) for t in traces_at(k)}
     return pd.DataFrame(
         {
             "hit@k, thr 1": metrics.evaluate(top, qrels, f"hit@{k}", thr=1).per_query[f"hit@{k}"],
             "hit@k, thr 3": metrics.evaluate(top, qrels, f"hit@{k}", thr=3).per_query[f"hit@{k}"],
-            "gold retrieved": pd.Series(gold_read),
         }
     )
 
 
-definitions = pd.DataFrame(
-    {k: retrieved_by_definition(k).sum().astype(int) for k in (1, 3, 5, 10, 20)}
-).T.rename_axis("k")
-definitions["disagree"] = definitions["hit@k, thr 1"] - definitions["gold retrieved"]
-assert (definitions["hit@k, thr 3"] == definitions["gold retrieved"]).all()  # the same definition, two routes
+definitions = pd.DataFrame({k: retrieved_by_definition(k).sum().astype(int) for k in (1, 3, 5, 10, 20)}).T
+definitions = definitions.rename_axis("k")
+definitions["disagree"] = definitions["hit@k, thr 1"] - definitions["hit@k, thr 3"]
+at_3 = retrieved_by_definition(READ_K)
+gold_read = pd.Series({t["qid"]: float(triage.quadrant(t, READ_K) in ("OK", "GEN_FAIL")) for t in traces})
+assert (at_3["hit@k, thr 3"] == gold_read).all()  # triage's "gold retrieved" is hit@k at threshold 3
 for q in queries:
     if not qrels[q.qid] or max(qrels[q.qid].values()) < 3:  # no chunk holds a grade-3 span whole
         grades = sorted(s.grade for s in q.gold)
@@ -133,36 +143,113 @@ for q in queries:
 definitions
 
 # %% [markdown]
-# Triage's "gold retrieved" is exactly hit@*k* at threshold 3 (the `assert` checks it), and the `disagree`
-# column counts the queries that chapter 04 would call a hit and triage calls a retrieval failure. A query
-# with no gold chunk at all (printed above, with the reason) is a retrieval failure at every *k*: no chunk can
-# answer it alone. One of the queries on which the definitions disagree, read closely:
+# Triage's "gold retrieved" is exactly hit@*k* at threshold 3 (the `assert` checks it on the traces), and the
+# `disagree` column counts the queries that chapter 04 would call a hit and triage calls a retrieval failure. A
+# query with no gold chunk at all (printed above, with the reason) is a retrieval failure at every *k*: no chunk
+# can answer it alone. One of the queries on which the definitions disagree at *k* = 3, read closely:
 
 # %%
-at_5 = retrieved_by_definition(5)
-differs = at_5.index[at_5["hit@k, thr 1"] > at_5["gold retrieved"]]
-query = next(q for q in queries if q.qid == differs[0])
+differs = at_3.index[at_3["hit@k, thr 1"] > at_3["hit@k, thr 3"]]
+query = h.by_qid[differs[0]]
 print(f"{query.qid} ({query.slice}, {query.kind}): {query.search_text}")
-for rank, chunk_id in enumerate(run[query.qid][:5], 1):
+for rank, chunk_id in enumerate(run[query.qid][:READ_K], 1):
     print(f"  read at rank {rank}: {chunk_id:32} grade {qrels[query.qid].get(chunk_id, 0)}")
 for span in query.gold:
     print(f"  gold span, grade {span.grade}, in {span.doc}: {corpus_texts[span.doc][span.start : span.end]!r}")
 print("  chunks holding a grade-3 span whole:", [c for c, g in qrels[query.qid].items() if g == 3])
 
 # %% [markdown]
-# ## The 2×2 on the handbook
-#
-# At *k* = 5, overall and per slice:
+# ### The labels
 
 # %%
-cells = pd.DataFrame([{"slice": t["slice"], "cell": triage.quadrant(t, 5)} for t in traces])
-cell_type = pd.CategoricalDtype(triage.QUADRANTS)  # keep empty cells as 0 columns
-pd.crosstab(cells["slice"], cells["cell"].astype(cell_type), margins=True, dropna=False)
+print("labels:", labels["label"].value_counts().to_dict())
+print("by rater session:", labels["rater"].value_counts().to_dict())
+pd.crosstab(labels["label"], pd.Series(slice_of).reindex(labels.index).rename("slice"), margins=True)
 
 # %% [markdown]
-# `LUCKY` is empty, and must be: an extractive reader can only return what it was given, so it cannot be right
-# without the evidence. A language model can, which is why a `LUCKY` count above zero is a grounding alarm.
+# The raters were AI assistant sessions following the rubric in `data/correctness/README.md`, not people. A
+# third session labelled a random 60 of the answers again without seeing the first labels; how often the two
+# agree:
+
+# %%
+second = answers_data.second_rater().set_index("qid")
+both = labels.loc[second.index, "label"]
+agree = int((both == second["label"]).sum())
+agree_pass = int(((both == "right") == (second["label"] == "right")).sum())
+print(f"same label on {agree} of {len(second)}; same pass/fail on {agree_pass} of {len(second)}")
+for qid in second.index[both != second["label"]]:
+    print(f"  {qid}: {both[qid]} vs {second.loc[qid, 'label']} ({second.loc[qid, 'why']})")
+
+# %% [markdown]
+# High agreement between two sessions of the same assistant says the rubric is applied consistently; it cannot
+# say the labels are right, since both can share a blind spot. Read the labels as one careful rater's.
 #
+# ## Two rules that cost nothing, measured against the labels
+#
+# Hand labels do not scale to every release. Chapter 06 measured judges of *faithfulness*; for *correctness*
+# `labkit.correctness` has two cheap rules, and the labels say how far to trust each:
+#
+# * **reference number**: the answer states the reference answer's key number (its first number that the
+#   question does not already contain). Blind to words, and it cannot judge a reference without a number.
+# * **lexical judge**: chapter 06's chosen judge (word overlap per claim), with the reference answer and the
+#   gold spans as its context. It passes an answer when every claim is covered.
+
+# %%
+ref_rule = correctness.reference_rule("first")
+lexical = correctness.judge_check(faithfulness.lexical_judge, corpus_texts)
+answer_of = {t["qid"]: t["answer"] for t in traces}
+verdicts = pd.DataFrame(
+    {
+        "hand label": {t["qid"]: t["answer_pass"] for t in traces},
+        "reference number": {q.qid: ref_rule(answer_of[q.qid], q) for q in queries},
+        "lexical judge": {q.qid: lexical(answer_of[q.qid], q) for q in queries},
+        "slice": slice_of,
+    }
+)
+rule_table = correctness.rule_report(verdicts, ["reference number", "lexical judge"])
+rule_table.round(3)
+
+# %%
+ref_row, lex_row = rule_table.loc["reference number"], rule_table.loc["lexical judge"]
+print(
+    f"reference number: judges {ref_row.judged} answers ({ref_row['left out']} references have no key number); "
+    f"passes {ref_row['says pass']:.1%}, truly right among them {ref_row['truly right']:.1%}"
+)
+print(f"TPR + TNR: reference number {ref_row.TPR + ref_row.TNR:.2f}, lexical judge {lex_row.TPR + lex_row.TNR:.2f}")
+print(
+    f"lexical judge:    passes {lex_row['says pass']:.1%} of all {lex_row.judged}, truly right "
+    f"{lex_row['truly right']:.1%}; it fails {1 - lex_row.TPR:.0%} of the right answers"
+)
+
+# %% [markdown]
+# Neither rule is a substitute for the labels, and they err in opposite directions:
+#
+# * The **lexical judge** is strict: a right answer in other words, or with one sentence of framing the gold does
+#   not cover, fails. Its high TNR comes with a low TPR, so its pass rate sits far below the truth.
+# * The **reference number** balances the two rates better (the larger TPR + TNR), but only on the answers it
+#   can judge: references without a number are left out. It passes a wrong answer that happens to contain the
+#   number (a condition wrong, a comparison half right), and fails a right answer that spells the number
+#   differently.
+#
+# Every pass rate a rule gives below carries its TPR and TNR from this table (chapter 06 shows how to correct a
+# rate with them).
+#
+# ## The 2×2 on the handbook
+#
+# At *k* = 3 with the hand labels, per slice:
+
+# %%
+cell_type = pd.CategoricalDtype(triage.QUADRANTS)  # keep empty cells as 0 columns
+
+
+def cell_table(traces, k=READ_K):
+    cells = pd.DataFrame([{"slice": t["slice"], "cell": triage.quadrant(t, k)} for t in traces])
+    return pd.crosstab(cells["slice"], cells["cell"].astype(cell_type), margins=True, dropna=False)
+
+
+cell_table(traces)
+
+# %% [markdown]
 # Which stage to fix first is decided by comparing `GEN_FAIL` with `RET_FAIL`. On a slice of a hundred-odd
 # traces that comparison is itself uncertain, so `triage.stage_gap` adds the **gap**, (`GEN_FAIL` − `RET_FAIL`)
 # / traces, with a bootstrap 95 % interval (resampling traces; `labkit.stats.bootstrap_ci`). A positive gap
@@ -171,28 +258,162 @@ pd.crosstab(cells["slice"], cells["cell"].astype(cell_type), margins=True, dropn
 # %%
 from labkit.stats import fmt_ci
 
-gap_5 = triage.stage_gap(traces, 5)
-gap_5.assign(**{"gap [95% interval]": [fmt_ci(*r) for r in gap_5[["gap", "gap low", "gap high"]].to_numpy()]})[
-    ["n", "OK", "GEN_FAIL", "RET_FAIL", "gap [95% interval]", "fix first", "clear"]
+gap = triage.stage_gap(traces, READ_K)
+gap.assign(**{"gap [95% interval]": [fmt_ci(*r) for r in gap[["gap", "gap low", "gap high"]].to_numpy()]})[
+    ["n", "OK", "GEN_FAIL", "LUCKY", "RET_FAIL", "gap [95% interval]", "fix first", "clear"]
 ]
 
 # %%
-for name, row in gap_5.iterrows():
+for name, row in gap.iterrows():
     verdict = "settled" if row["clear"] else "not settled: the gap's interval includes 0"
     print(f"{name:5} GEN_FAIL {row.GEN_FAIL:3d} vs RET_FAIL {row.RET_FAIL:3d}: fix {row['fix first']} first, {verdict}")
+right = {name: (row.OK + row.LUCKY) / row.n for name, row in gap.iterrows()}
+print("answers right:", {name: f"{v:.1%}" for name, v in right.items()})
 
 # %% [markdown]
-# ## The cells move with k
+# Read the slices apart: the synthetic `easy` questions, phrased like one passage, are mostly `OK`, and an
+# end-to-end score over all slices would be pulled up by them. On `hard` and `real` questions both stages fail
+# often, and the printout says whether the traces can tell which one fails more.
 #
-# More chunks make retrieval succeed more often and give the generator more to get wrong. Measured on this
-# pipeline, every *k* from 1 to 20:
+# ## LUCKY: right without the evidence
+#
+# An extractive reader can only return what it was given, so it can never be `LUCKY`. A language model can.
+# Each `LUCKY` trace, with what it did read: the grades of its three chunks (a grade 1 or 2 is a piece of the
+# evidence), and whether the reference's key number appears in those chunks anyway:
+
 
 # %%
-sweep_all = pd.DataFrame({k: triage.triage(traces_at(k), k) for k in range(1, 21)}).T.rename_axis("k")
-plots.plot_triage_by_k(sweep_all, "Triage cells against k (extractive word-overlap reader, hybrid retrieval)")
+def lucky_reason(t):
+    grades = [qrels[t["qid"]].get(c, 0) for c in t["retrieved"][:READ_K]]
+    keys = correctness.key_numbers(t["reference"], t["question"])
+    read = " ".join(texts[c] for c in t["retrieved"][:READ_K])
+    if max(grades) > 0:
+        return "read a piece of the evidence (grade 1-2)"
+    if keys and keys[0] in correctness.key_numbers(read):
+        return "key number in an unlabelled chunk"
+    if t["answer"].lower().startswith(("yes", "no")):
+        return "a yes/no answer, nothing behind it"
+    return "no evidence read"
+
+
+lucky = [t for t in traces if triage.quadrant(t, READ_K) == "LUCKY"]
+lucky_table = pd.DataFrame(
+    [{"qid": t["qid"], "slice": t["slice"], "reason": lucky_reason(t), "answer": t["answer"][:90]} for t in lucky]
+).set_index("qid")
+print(lucky_table["reason"].value_counts().to_string())
+lucky_table
 
 # %% [markdown]
-# The same counts for five values of *k*, with the advice at each:
+# For the traces whose key number appears in what the reader read, where it appears (the first match, with
+# some context):
+
+# %%
+import re
+
+for t in lucky:
+    if lucky_reason(t) == "key number in an unlabelled chunk":
+        key = correctness.key_numbers(t["reference"], t["question"])[0]
+        for c in t["retrieved"][:READ_K]:
+            hit = re.search(rf"(?<![\d.,]){re.escape(key)}(?!\d)", texts[c])
+            if hit:
+                around = texts[c][max(0, hit.start() - 70) : hit.end() + 30].replace("\n", " ")
+                print(f"{t['qid']:9} {key:>5} in {c}: ...{around}...")
+                break
+
+# %% [markdown]
+# The `LUCKY` cell mixes three things, and each calls for different work:
+#
+# * **The labels are incomplete.** Most of the key-number matches above are the same fact stated in a second
+#   place: a document's FAQ, an error-code table, another policy that repeats the rule. The gold spans mark one
+#   place; the reader found another. That is a retrieval success the qrels do not know about: add the second
+#   span to the labels (chapter 00's format allows several) and the trace moves to `OK`. A number match is only
+#   a pointer, though: read each one (a list item numbered like the answer is a coincidence, not evidence).
+# * **A piece of the evidence** (a grade-1 or grade-2 chunk: part of the span, or the other half of a
+#   comparison) was enough this time. The strict definition of gold counts it as a retrieval failure.
+# * **Nothing behind it.** A yes/no question answered right with no evidence read is a coin that landed well:
+#   the grounding alarm this cell exists for. The rows marked "no evidence read" need reading one by one: a
+#   guess, or the fact stated in words that a number check cannot see.
+#
+# ## Change the judge, and the cells move
+#
+# The same traces, with `answer_pass` set by each rule instead of the hand labels. Retrieval does not change,
+# so the rows differ only in how traces split between the answer columns:
+
+# %%
+judged_by = {"hand label": traces, "reference number": model_traces(ref_rule,
+             [q for q in queries if verdicts.loc[q.qid, "reference number"] is not None]),
+             "lexical judge": model_traces(lexical)}  # fmt: skip
+by_rule = pd.DataFrame({name: triage.triage(ts, READ_K) for name, ts in judged_by.items()}).T
+by_rule.insert(0, "traces", by_rule.sum(axis=1))
+by_rule["fix first"] = [triage.priority(row) for _, row in by_rule[list(triage.QUADRANTS)].iterrows()]
+by_rule
+
+# %%
+lex_counts = by_rule.loc["lexical judge"]
+print(
+    f"lexical judge: GEN_FAIL {lex_counts.GEN_FAIL} against {by_rule.loc['hand label', 'GEN_FAIL']} by hand, "
+    f"from the same {lex_counts.traces} traces: every right answer it fails after a good retrieval lands there."
+)
+
+# %% [markdown]
+# A judge with a low TPR manufactures `GEN_FAIL`: right answers, read from the right chunk, counted as the
+# generator's failures. Read the `fix first` column: with the hand labels the traces point (weakly) at
+# retrieval, with either rule at generation. A team trusting a rule would rework the prompt. This is the
+# pitfall "an uncalibrated judge" in numbers; measure the judge against labels before the 2×2 decides anything.
+#
+# ## The cells move with k
+#
+# More chunks make retrieval succeed more often, and give the generator more to read and more to get wrong. Two
+# measurements:
+#
+# **1. The 1.5B at *k* = 3 and *k* = 5.** Its answers at *k* = 5 were recorded for the questions of chapter 06's
+# 120-question sample (20 per split and slice) that the reference-number rule can judge. No hand labels exist at
+# *k* = 5, so both *k* are judged by that rule, whose TPR and TNR the table above measured at *k* = 3:
+
+# %%
+sample = [q for q in hb.reader_sample() if verdicts.loc[q.qid, "reference number"] is not None]
+at_k = {k: model_traces(ref_rule, sample, k) for k in (3, 5)}
+model_by_k = pd.DataFrame({k: triage.triage(ts, k) for k, ts in at_k.items()}).T.rename_axis("k")
+model_by_k["gold read"] = model_by_k.OK + model_by_k.GEN_FAIL
+model_by_k["rule passes"] = model_by_k.OK + model_by_k.LUCKY
+print(
+    f"{len(sample)} of the 120 sample questions have a key number; reference number rule: TPR "
+    f"{ref_row.TPR:.2f} {ref_row['TPR 95%']}, TNR {ref_row.TNR:.2f} {ref_row['TNR 95%']}"
+)
+model_by_k
+
+# %%
+passed = pd.DataFrame({k: {t["qid"]: t["answer_pass"] for t in ts} for k, ts in at_k.items()})
+gained, lost = int((~passed[3] & passed[5]).sum()), int((passed[3] & ~passed[5]).sum())
+diff = stats.bootstrap_ci((passed[5].astype(float) - passed[3].astype(float)).to_numpy())
+print(
+    f"k = 3 -> 5: gold read {model_by_k.loc[3, 'gold read']} -> {model_by_k.loc[5, 'gold read']}; "
+    f"rule passes {model_by_k.loc[3, 'rule passes']} -> {model_by_k.loc[5, 'rule passes']} "
+    f"({gained} questions gained, {lost} lost)"
+)
+print(f"change in pass rate: {fmt_ci(*diff)} (paired bootstrap over the {len(passed)} questions)")
+
+# %% [markdown]
+# Two more chunks bring a gold chunk to more of these questions, and most of the gain lands in `GEN_FAIL`, not
+# in `OK`: the 1.5B turns few of the newly read answers into passes. Its pass rate moves by an amount the paired
+# interval cannot tell from zero, and some questions it had right at *k* = 3 it gets wrong at *k* = 5 (the
+# counts above). No sign of a decline, and no evidence of a gain.
+#
+# **2. The extractive control at every *k*.** A deterministic stand-in kept as a control: it answers with the
+# single passage that shares the most words with the question (`LexicalReader`, chapter 04), and passes when
+# that passage holds the gold span verbatim. It cannot combine passages and can be tried at every *k* for free:
+
+# %%
+from labkit.positions import LexicalReader
+
+
+@functools.cache  # each k once: the sweep, the picture and the widget below share them
+def extractive_at(k):
+    return triage.extractive_traces(queries, run, texts, qrels, LexicalReader(), corpus_texts, k)
+
+
+sweep_all = pd.DataFrame({k: triage.triage(extractive_at(k), k) for k in range(1, 21)}).T.rename_axis("k")
+plots.plot_triage_by_k(sweep_all, "Triage cells against k (extractive control reader, hybrid retrieval)")
 
 # %%
 sweep = sweep_all.loc[[1, 3, 5, 10, 20]]
@@ -200,55 +421,59 @@ first = [triage.priority(row) for _, row in sweep.iterrows()]
 sweep.assign(**{"answers right": sweep.OK + sweep.LUCKY, "fix first": first})
 
 # %%
-right = sweep_all.OK + sweep_all.LUCKY
-read = sweep_all.OK + sweep_all.GEN_FAIL
-ahead = sweep_all.GEN_FAIL > sweep_all.RET_FAIL
-crossover = min(k for k in sweep_all.index if ahead.loc[k:].all())
-print(f"k = 1: GEN_FAIL {sweep_all.loc[1, 'GEN_FAIL']}: with one passage the reader cannot pick the wrong one.")
-print(f"From k = {crossover} on, GEN_FAIL outnumbers RET_FAIL.")
-print(f"Traces with a gold chunk read: {read[1]} at k = 1 -> {read[20]} at k = 20.")
-print(f"Answers right:                 {right[1]} at k = 1 -> {right[20]} at k = 20 (largest {right.max()}, at k = "
-      f"{right.idxmax()}); never higher at a larger k: {right.is_monotonic_decreasing}.")  # fmt: skip
+control_right = sweep_all.OK + sweep_all.LUCKY
+read_at = sweep_all.OK + sweep_all.GEN_FAIL
+print(
+    f"control: gold read {read_at[1]} at k = 1 -> {read_at[20]} at k = 20; answers right {control_right[1]} -> "
+    f"{control_right[20]} (largest {control_right.max()}, at k = {control_right.idxmax()})"
+)
+print(
+    f"at k = {READ_K}: the control passes {control_right[READ_K]} of {len(queries)}, the 1.5B "
+    f"{by_rule.loc['hand label', 'OK'] + by_rule.loc['hand label', 'LUCKY']} (hand labels)"
+)
 
 # %% [markdown]
-# With one chunk, every failure is a retrieval failure. As *k* grows, retrieval succeeds on more and more
-# queries, yet the number of right answers *falls*: the extra recall is eaten by a generator that cannot pick
-# the right passage among more look-alikes.
-#
-# That last sentence is about **this** generator: the word-overlap stand-in returns one passage, chosen by
-# shared words, so every extra look-alike chunk is one more chance to choose wrong. For this pipeline, raising
-# *k* would make the product worse. A language model reads all *k* chunks at once and can combine them; it has
-# its own trouble with long contexts (lost in the middle, chapter 04), but how its right answers move with *k*
-# must be measured on its own traces, judged by a calibrated judge (chapter 06). What carries over to any
-# generator is the method: a team that only watched Recall@*k* would raise *k* without seeing what happened to
-# the answers. Measure each stage, at the *k* the generator really reads.
+# For the control, more recall means *fewer* right answers: it picks one passage by shared words, and every
+# extra look-alike chunk is one more chance to pick wrong. That is a property of the stand-in, and the reason it
+# stays here only as a control. The language model reads all *k* chunks at once; the first measurement above
+# says what two more chunks did to *its* answers, with an interval, and with a rule whose error rates are known.
+# What carries over to any generator is the method: a team that only watched Recall@*k* would raise *k* without
+# seeing what happened to the answers. Measure each stage, at the *k* the generator really reads.
 #
 # ## Drill down
 #
 # Counts say where; traces say why. `triage.drill_down` lays one trace out for reading: its cell, where each
-# gold chunk sat among the chunks read, the gold span the labels point at, and the answer. The first
-# `GEN_FAIL` at *k* = 5:
+# gold chunk sat among the chunks read, the gold span, the answer, the reference and the label with its reason.
+# The first `GEN_FAIL`:
+
 
 # %%
-def show(trace, k):
+def show(trace, k=READ_K):
     d = triage.drill_down(trace, k)
     where = ", ".join(f"{g} at rank {r}" if r else f"{g} not read" for g, r in d["gold_ranks"].items())
     print(f"{d['qid']} · {d['cell']} at k = {k}: {d['question']}")
     print("gold chunk:", where or "none in this chunking")
     for span in d["gold_spans"]:
-        print("gold span: ", repr(span))
-    print("answer:    ", repr(d["answer"][:200]), "..." if len(d["answer"]) > 200 else "")
-    print("the answer holds a gold span:", d["answer_has_span"])
+        print("gold span: ", repr(span[:200]))
+    print("answer:    ", repr(d["answer"][:300]))
+    print("reference: ", repr(d["reference"]))
+    print(f"{d['judged_by']}: {'pass' if trace['answer_pass'] else 'fail'}", f"({d['why']})" if d["why"] else "")
 
 
-show(next(t for t in traces if triage.quadrant(t, 5) == "GEN_FAIL"), 5)
+show(next(t for t in traces if triage.quadrant(t, READ_K) == "GEN_FAIL"))
 
 # %% [markdown]
-# The span was in the prompt, and the reader answered from another passage, one its word-overlap score put at
-# least as high. A `RET_FAIL` reads differently: the span never reached the generator, and no prompt could fix that.
+# The span was in the prompt, and the answer still missed. A `RET_FAIL` reads differently: the span never
+# reached the generator, and no prompt could fix that.
 
 # %%
-show(next(t for t in traces if triage.quadrant(t, 5) == "RET_FAIL"), 5)
+show(next(t for t in traces if triage.quadrant(t, READ_K) == "RET_FAIL"))
+
+# %% [markdown]
+# And a `LUCKY` one:
+
+# %%
+show(lucky[0])
 
 # %% [markdown]
 # ## What can go wrong
@@ -257,28 +482,43 @@ show(next(t for t in traces if triage.quadrant(t, 5) == "RET_FAIL"), 5)
 #   of prompt changes and no movement, because the gold chunk never reached the prompt (`RET_FAIL`).
 # * **A loose definition of gold.** Counting a chunk that holds a piece of the answer as "retrieved" moves
 #   traces from `RET_FAIL` to `GEN_FAIL` and sends the team to the prompt. Say which grades count as gold.
-# * **Counting `LUCKY` as success.** It passes today and has no evidence behind it.
-# * **Triaging at a different *k* than the generator reads.** A gold chunk at rank 8 is a retrieval success at
-#   *k* = 10 and a retrieval failure for a prompt of five chunks.
+# * **Counting `LUCKY` as success.** It passes today with nothing behind it, or it is a label gap: read them.
+# * **Triaging at a different *k* than the generator reads.** A gold chunk at rank 5 is a retrieval success at
+#   *k* = 5 and a retrieval failure for a prompt of three chunks.
 # * **Deciding on a gap the traces cannot resolve.** When the gap's interval includes zero, a few traces more
 #   or fewer could flip the advice; read traces before investing.
-# * **An uncalibrated judge** moves traces between the answer columns; calibrate it first (chapter 06).
+# * **An uncalibrated judge** moves traces between the answer columns (measured above); calibrate it first
+#   (chapter 06).
 #
 # ## Playground
 #
-# The widget wraps `triage.triage`, `triage.priority` and `triage.drill_down` over `traces_at(k)`. With plain
-# arguments, *k* = 3:
+# The widget wraps `triage.triage`, `triage.priority` and `triage.drill_down` over the traces above: the 1.5B's,
+# judged by hand or by either rule (recorded at *k* = 3 only), or the extractive control at any *k*. With plain
+# arguments:
 
 # %%
-counts_3 = triage.triage(traces_at(3), 3)
+READERS = ["1.5B · hand label", "1.5B · reference number", "1.5B · lexical judge", "extractive control"]
+
+
+def traces_for(k, reader):
+    if reader == "extractive control":
+        return extractive_at(k)
+    if k != READ_K:
+        raise ValueError(f"the 1.5B's answers are recorded at k = {READ_K} (every query); set k to {READ_K}, or "
+                         "pick the extractive control to sweep k")  # fmt: skip
+    return judged_by[reader.split(" · ")[1]]
+
+
+counts_3 = triage.triage(traces_for(3, "1.5B · lexical judge"), 3)
 counts_3, triage.priority(counts_3)
 
 # %% [markdown]
-# Move *k*, then pick a cell to see example traces from it, each with its gold span and the answer:
+# Pick a reader and a cell to see example traces from it, each with its gold span, the answer and the verdict;
+# move *k* with the extractive control:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-explorer = widgets.TriageExplorer(traces_at, k=5)
+explorer = widgets.TriageExplorer(traces_for, k=READ_K, readers=READERS)
 explorer
 
 # %%
@@ -290,10 +530,11 @@ explorer.result
 # * Split every trace by two questions: evidence retrieved? answer passed? The four counts say where to invest.
 # * Say what "gold" means. Here it is a chunk holding a grade-3 span whole, so "retrieved" is hit@*k* at
 #   threshold 3, not chapter 04's hit@*k*.
-# * `RET_FAIL` needs retrieval work, `GEN_FAIL` prompt or model work, `LUCKY` grounding work; check that the
-#   gap between them is larger than its interval.
-# * The cells move with *k*: for the extractive stand-in, more recall meant fewer right answers. Triage at the
-#   *k* the generator reads, with the generator you ship.
+# * Say what "passed" means, and measure it: two cheap rules disagree with the hand labels in opposite
+#   directions, and a strict judge fills `GEN_FAIL` with right answers.
+# * `RET_FAIL` needs retrieval work, `GEN_FAIL` prompt or model work, `LUCKY` grounding work or better labels;
+#   check that the gap between them is larger than its interval.
+# * The cells move with *k*: triage at the *k* the generator reads, with the generator you ship.
 #
 # ## Exercises
 #
@@ -306,10 +547,10 @@ answer_7_1 = triage.priority(triage.triage(rows))
 check.exercise("7.1", answer_7_1)
 
 # %% [markdown]
-# **7.2** How many `GEN_FAIL` traces does the handbook pipeline have at *k* = 10?
+# **7.2** How many `GEN_FAIL` traces does the extractive control have at *k* = 10?
 
 # %% tags=["solution"]
-answer_7_2 = triage.triage(traces_at(10), 10)["GEN_FAIL"]
+answer_7_2 = triage.triage(extractive_at(10), 10)["GEN_FAIL"]
 
 # %%
 check.exercise("7.2", answer_7_2, sweep=sweep)
@@ -329,7 +570,7 @@ pd.DataFrame({k: [triage.quadrant(r, k) for r in rows] for k in (5, 1)}).rename_
 check.exercise("7.3", prediction_7_3)
 
 # %% [markdown]
-# **7.4 Predict, then run.** At *k* = 5, some queries are a hit by chapter 04's definition (any graded chunk)
+# **7.4 Predict, then run.** At *k* = 3, some queries are a hit by chapter 04's definition (any graded chunk)
 # and a retrieval failure by triage's (no chunk holding the answer whole). In which slice are there most of them:
 # `"easy"`, `"hard"` or `"real"`? Think about what the `hard` questions are (look-alikes, comparisons, two
 # documents) before you run the cell.
@@ -338,8 +579,36 @@ check.exercise("7.3", prediction_7_3)
 prediction_7_4 = "hard"
 
 # %%
-definition_gap = (at_5["hit@k, thr 1"] > at_5["gold retrieved"]).groupby(slice_of).sum().rename("queries")
+definition_gap = (at_3["hit@k, thr 1"] > at_3["hit@k, thr 3"]).groupby(slice_of).sum().rename("queries")
 definition_gap
 
 # %%
 check.exercise("7.4", prediction_7_4, definition_gap=definition_gap)
+
+# %% [markdown]
+# **7.5 Predict, then run.** Judge the 1.5B's answers with the reference-number rule instead of the hand labels,
+# on the queries it can judge. Will the share of those traces in `GEN_FAIL` be higher or lower than with the hand
+# labels on the same queries? Write `"higher"` or `"lower"`. (Hint: look at the rule's TPR and TNR.)
+
+# %% tags=["solution"]
+prediction_7_5 = "higher"
+
+# %%
+same_queries = {t["qid"] for t in judged_by["reference number"]}
+by_hand_same = triage.triage([t for t in traces if t["qid"] in same_queries], READ_K)
+gen_fail_share = pd.Series(
+    {"hand label": by_hand_same["GEN_FAIL"], "reference number": by_rule.loc["reference number", "GEN_FAIL"]}
+) / len(same_queries)
+gen_fail_share.round(3)
+
+# %%
+check.exercise("7.5", prediction_7_5, gen_fail_share=gen_fail_share)
+
+# %% [markdown]
+# ## What the language model cost
+#
+# Every answer above was replayed from the recording; the ledger counts the calls this notebook made and what
+# they would cost on a hosted model:
+
+# %%
+llm.usage_table()
