@@ -122,3 +122,14 @@ def test_reader_traces_record_which_check_judged_them():
         co.reference_rule(), {"d": "ten days"}, 1,
     )  # fmt: skip
     assert traces[0]["judged_by"] == "reference number (first)" and traces[0]["answer_pass"] is True
+
+
+def test_one_label_check_judges_both_models_answers_of_the_cascade():
+    sample = hb.reader_sample()
+    check = ad.label_check([llm.SMALL_MODEL, llm.DEFAULT_MODEL], sample)
+    labels = ad.correctness_labels().set_index(["model", "qid"])["label"]
+    h = hb.handbook()
+    for model in (llm.SMALL_MODEL, llm.DEFAULT_MODEL):
+        for row in ad.recorded_answers(model, sample).head(10).to_dict("records"):
+            assert check(row["answer"], h.by_qid[row["qid"]]) is (labels[(model, row["qid"])] == "right")
+    assert len(ad.correctness_labels().query("model == @llm.SMALL_MODEL")) == len(sample) == 120
