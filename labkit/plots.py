@@ -321,15 +321,29 @@ def plot_grid(table, columns: Sequence[str], title: str | None = None) -> Figure
     return fig
 
 
-def plot_positions(published, ours: dict | None = None, n_docs: int = 20) -> Figure:
-    """Accuracy by position of the gold passage: Liu et al.'s published curves, and optionally ours.
+def plot_positions(
+    published,
+    ours: dict | None = None,
+    n_docs: int = 20,
+    *,
+    intervals: dict | None = None,
+    baselines: dict | None = None,
+    title: str = "this harness on the handbook: control readers",
+    xlabel: str | None = None,
+) -> Figure:
+    """Accuracy by position of the gold passage: Liu et al.'s published curves, and optionally ours beside them.
 
     ``published``: :func:`labkit.data.load_reference` ``("lost_in_the_middle_liu2024")``;
-    ``ours``: ``{reader name: {position: accuracy in [0, 1]}}``.
+    ``ours``: ``{name: {position: accuracy in [0, 1]}}``; ``intervals``: ``{name: {position: (low, high)}}``
+    drawn as error bars; ``baselines``: ``{label: accuracy in [0, 1]}`` drawn as horizontal dotted lines (our
+    closed-book and oracle). ``title`` and ``xlabel`` name the right panel.
     """
     rows = published[published.n_docs == n_docs]
     if rows.empty:
         raise ValueError(f"n_docs must be one of {sorted(set(published.n_docs))} (the published table), got {n_docs!r}")
+    unknown = sorted(set(intervals or {}) - set(ours or {}))
+    if unknown:
+        raise ValueError(f"intervals names {unknown[0]!r}, which is not a curve of ours: {sorted(ours or {})}")
     fig, axes = plt.subplots(1, 2 if ours else 1, figsize=(10.0 if ours else 6.0, 3.3), squeeze=False)
     ax = axes[0][0]
     for model, g in rows.groupby("model", sort=False):
@@ -344,12 +358,22 @@ def plot_positions(published, ours: dict | None = None, n_docs: int = 20) -> Fig
         ax2 = axes[0][1]
         for name, acc in ours.items():
             xs = sorted(acc)
-            ax2.plot(xs, [100 * acc[x] for x in xs], marker="s", label=name)
+            ys = [100 * acc[x] for x in xs]
+            if intervals and name in intervals:
+                low = [ys[i] - 100 * intervals[name][x][0] for i, x in enumerate(xs)]
+                high = [100 * intervals[name][x][1] - ys[i] for i, x in enumerate(xs)]
+                ax2.errorbar(xs, ys, yerr=[low, high], marker="s", capsize=3, label=name)
+            else:
+                ax2.plot(xs, ys, marker="s", label=name)
+        for i, (label, value) in enumerate((baselines or {}).items()):
+            ax2.axhline(100 * value, color=(GREY, GREEN, ORANGE)[i % 3], linestyle=":", linewidth=1.0)
+            ax2.annotate(label, (0.99, 100 * value), xycoords=("axes fraction", "data"), ha="right",
+                         va="bottom", fontsize=7, color=(GREY, GREEN, ORANGE)[i % 3])  # fmt: skip
         ax2.set_xticks(sorted({x for acc in ours.values() for x in acc}))
         ax2.set_ylim(0, 100)
-        ax2.set_xlabel(f"position of the gold chunk among {n_docs}")
+        ax2.set_xlabel(xlabel or f"position of the gold chunk among {n_docs}")
         ax2.set_ylabel("accuracy (%)")
-        ax2.set_title("this harness on the handbook: control readers", fontsize=9)
+        ax2.set_title(title, fontsize=9)
         ax2.legend(fontsize=7, frameon=False)
     fig.tight_layout()
     plt.close(fig)

@@ -41,6 +41,13 @@ VERDICTS = pd.DataFrame(
     }
 )
 SWEEP = pd.DataFrame({"GEN_FAIL": [0, 4, 6, 7, 9], "RET_FAIL": [9, 5, 3, 2, 1]}, index=pd.Index([1, 3, 5, 10, 20]))
+POSITION_TABLE = pd.DataFrame(  # run_study's columns; q1 follows a U at 5, q2 is right everywhere, q3 nowhere
+    [{"qid": q, "condition": "position", "n_docs": n, "position": p, "correct": right}
+     for q, rights in {"q1": (True, False, True), "q2": (True, True, True), "q3": (False, False, False)}.items()
+     for n, positions in ((5, (1, 3, 5)), (10, (1, 5, 10)))
+     for p, right in zip(positions, rights if n == 5 else (True, True, True), strict=True)]
+    + [{"qid": "q1", "condition": "oracle", "n_docs": 1, "position": 1, "correct": True}]
+)  # fmt: skip
 REWRITES = pd.DataFrame(
     {"hit@10": [0.625, 0.5, 0.9]},
     index=pd.MultiIndex.from_tuples([("follow-up as typed", "hybrid"), ("follow-up as typed", "bm25"),
@@ -107,6 +114,7 @@ CASES = {
     "4.3": (22.0, 20.4, {}),  # 75.8 - 53.8 in Liu et al.'s table
     "4.4": ("Hit rate@k", "MRR", {"runs": {"hybrid": {"q1": ["a"], "q2": list("vwxyzb")}}, "qrels": TINY_QRELS}),
     "4.5": ("lower", "higher", {"narrow": {1: 0.3353, 10: 0.0}, "wide": {1: 0.2857}}),
+    "4.6": (1, 2, {"table": POSITION_TABLE}),  # q1 is right at 1 and 5 only; q2 also at 3; q3 never
     "5.1": (0.25, 0.375, {}),  # two of eight answers split at 256/64
     "5.2": (-(-REMOTE_WORDS // 64), REMOTE_WORDS // 64 - 1, {}),  # a new chunk every 64 words
     "5.3": ((128, 32), (64, 16), {"table": GRID}),

@@ -132,6 +132,45 @@ def test_study_questions_keep_one_gold_span_with_its_key_number_in_the_gold():
         ps.study_questions(contexts, queries, n=2)
 
 
+def test_trial_view_shows_one_question_through_every_trial():
+    contexts = [_context(f"q{i}", above=i % 5) for i in range(6)]
+    table = _table(contexts)
+    # "gold at 2 of 5" (q1's retrieved rank) is not every question's trial
+    assert ps.trial_choices(table) == [
+        "closed book", "oracle (gold alone)", "gold at 1 of 5", "gold at 3 of 5", "gold at 5 of 5",
+        "ends order · 5 passages", "no gold · 10 passages", "gold at 1 of 10", "gold at 5 of 10",
+        "gold at 10 of 10", "as retrieved · 5 passages",
+    ]  # fmt: skip
+    assert ps.question_pattern(table, "q1") == "5: ✓✗✓ · 10: ✓✗✓"  # the U reader
+    queries = {"q1": Query("q1", "?", "45 days.", "easy", "fact", "dev", ())}
+    v = ps.trial_view(table, contexts, "q1", "as retrieved · 5 passages", queries)
+    assert v["trial"] == "gold at 2 of 5" and v["retrieved"] == {5: "2 of 5"} and v["reference"] == "45 days."
+    assert [p["gold"] for p in v["passages"]] == [False, True, False, False, False]
+    assert v["answer"] == "3 days." and v["verdict"] == "✗"  # the U reader misses position 2
+    assert len(v["answers"]) == 11 and v["answers"].loc["gold at 1 of 10", "verdict"] == "✓"
+    ends = ps.trial_view(table, contexts, "q1", "ends order · 5 passages")
+    assert [p["gold"] for p in ends["passages"]][-1] and ends["verdict"] == "✓"  # rank 2 goes last: a U end
+    assert ends["answers"].loc["ends order · 5 passages", "gold at"] == "5 of 5"
+    assert ps.trial_view(table, contexts, "q1", "closed book")["passages"] == []
+    no_gold = ps.trial_view(table, contexts, "q1", "no gold · 10 passages")
+    assert len(no_gold["passages"]) == 9 and not any(p["gold"] for p in no_gold["passages"])
+
+
+def test_the_position_explorer_lists_questions_with_their_pattern():
+    from labkit import widgets
+    from labkit.explorer import html_cells
+
+    contexts = [_context(f"q{i}", above=i % 5) for i in range(3)]
+    ex = widgets.PositionExplorer(_table(contexts), contexts, trial="gold at 3 of 5")
+    assert ex.question.options[1] == ("q1 · 5: ✓✗✓ · 10: ✓✗✓", "q1")
+    assert ex.result == {"qid": "q0", "trial": "gold at 3 of 5", "verdict": "✗", "pattern": "5: ✓✗✓ · 10: ✓✗✓"}
+    shown = ex.html_for(trial="gold at 10 of 10")
+    assert html_cells(shown, "verdict") == [("trial", "✓")] and shown.count('class="lk-passage lk-gold"') == 1
+    assert ("gold at 5 of 10|answer", "3 days.") in html_cells(shown, "trial")
+    ex.question.value = "q2"
+    assert ex.result["qid"] == "q2" and ex.result["verdict"] == "✗"
+
+
 @pytest.mark.parametrize(
     "call, words",
     [
@@ -155,9 +194,34 @@ def test_study_questions_keep_one_gold_span_with_its_key_number_in_the_gold():
         (lambda: ps.ends_vs_middle(_table([_context(), _context("q2", above=1)]), 5, middle=[2]),
          "a middle position tried for every question"),
         (lambda: ps.reorder_effect(_table([_context()]), [_context()], 10), "no question has both"),
+        (lambda: ps.trial_view(_table([_context()]), [_context()], "q9"), "qid 'q9' is not a question of the study"),
+        (lambda: ps.trial_view(_table([_context()]), [_context(), _context("q2")], "q2"), "no trial of 'q2'"),
+        (lambda: ps.trial_view(_table([_context()]), [_context()], "q1", "gold at 2 of 10"),
+         "trial must be one of ['closed book'"),
+        (lambda: ps.trial_label("middle", 5, 3), "condition must be one of"),
+        (lambda: ps.question_pattern(_table([_context()]), "q9"), "qid 'q9' has no position trial"),
     ],
 )  # fmt: skip
 def test_bad_input(call, words):
     with pytest.raises(ValueError) as info:
         call()
     assert words in str(info.value)
+
+
+def test_plot_positions_draws_ours_with_intervals_and_baselines_beside_the_published():
+    from labkit import plots
+    from labkit.data import load_reference
+
+    liu = load_reference("lost_in_the_middle_liu2024")
+    acc = ps.accuracy_by_position(_table([_context(f"q{i}", above=i % 5) for i in range(6)]))
+    pos = acc.xs(("position", 10), level=("condition", "n_docs"))
+    spread = {"U, 10": {p: (r.low, r.high) for p, r in pos.iterrows()}}
+    base = {"closed book": 0.0, "oracle": 1.0}
+    fig = plots.plot_positions(liu, {"U, 10": pos["accuracy"].to_dict()}, 20, intervals=spread, baselines=base,
+                               title="ours", xlabel="position")  # fmt: skip
+    right = fig.axes[1]
+    assert right.get_title() == "ours" and right.get_xlabel() == "position"
+    assert len(right.containers) == 1  # one error-bar curve
+    assert [round(t.get_position()[1]) for t in right.texts] == [0, 100]  # the two baselines, labelled
+    with pytest.raises(ValueError, match="intervals names 'other'"):
+        plots.plot_positions(liu, {"U, 10": {1: 1.0}}, 20, intervals={"other": {1: (0, 1)}})

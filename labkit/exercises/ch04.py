@@ -33,6 +33,12 @@ def _compared(narrow, wide) -> str:
     return "higher" if b > a else "lower" if b < a else "same"
 
 
+def _u_at_5(table) -> int:
+    rows = table[(table["condition"] == "position") & (table["n_docs"] == 5)]
+    wide = rows.pivot_table(index="qid", columns="position", values="correct", aggfunc="first")
+    return int((wide[1].astype(bool) & ~wide[3].astype(bool) & wide[5].astype(bool)).sum())
+
+
 EXERCISES: dict[str, Exercise] = {
     "4.1": Exercise(
         "MRR@5 of the chapter 04 toy query set",
@@ -69,5 +75,12 @@ EXERCISES: dict[str, Exercise] = {
             "narrow": "the 1,000-word reader's accuracy by position, ours[cut.name]",
             "wide": "the 2,000-word reader's accuracy by position, from the exercise's run cell",
         },
+    ),
+    "4.6": Exercise(
+        "questions whose verdicts follow a U at 5 passages: right with the gold at 1 and 5, not right at 3",
+        _u_at_5,
+        "take the position trials at n_docs = 5 and count the questions right at positions 1 and 5 but not at 3 "
+        '(ps.question_pattern gives "5: ✓✗✓" for them)',
+        objects={"table": "the position study's table, ps.add_check(ps.run_study(...), ...)"},
     ),
 }

@@ -1,5 +1,5 @@
-"""Explorers of generated questions, answers and what they cost: 02's synthetic sets, 06's judged answers, 07's
-triage, 09's routing.
+"""Explorers of generated questions, answers and what they cost: 02's synthetic sets, 04's position study, 06's
+judged answers, 07's triage, 09's routing.
 
 Each is a thin :class:`labkit.explorer.Explorer`: its controls, the pure function it wraps, and a renderer from
 that function's value to HTML, defined here as plain functions so that tests check them without a browser. The
@@ -29,6 +29,8 @@ __all__ = [
     "routing_html",
     "CascadeExplorer",
     "cascade_html",
+    "PositionExplorer",
+    "position_html",
 ]
 
 # ---------------------------------------------------------------- 02: synthetic questions, filtered
@@ -341,4 +343,69 @@ class CascadeExplorer(Explorer):
             cascade_html,
             summary=lambda v: {"qid": v["qid"], "escalated": v["escalated"], "small correct": v["small correct"],
                                "large correct": v["large correct"], "cascade correct": v["cascade correct"]},
+        )  # fmt: skip
+
+
+# ---------------------------------------------------------------- 04: one question through the position study
+
+
+def position_html(view: dict[str, Any], width: int = 220) -> str:
+    """:func:`labkit.position_study.trial_view` as the explorer shows it: the question, its reference and
+    pattern, the chosen trial's passages in prompt order (the gold highlighted, each cut to ``width``
+    characters), the answer with its verdict (``data-verdict="trial"``), and every trial's answer
+    (``data-trial="<trial>|<column>"``)."""
+
+    def passage(p: dict[str, Any]) -> str:
+        text = p["text"].replace("\n", " ")
+        text = text[:width] + ("…" if len(text) > width else "")
+        style = ' style="background:#fff3b0"' if p["gold"] else ""
+        return f'<li class="lk-passage{" lk-gold" if p["gold"] else ""}"{style}>{html.escape(text)}</li>'
+
+    reference = ""
+    if view["reference"]:
+        reference = f' · reference: <q class="lk-reference">{html.escape(view["reference"])}</q>'
+    retrieved = "; ".join(f"the retriever ranked the gold {at}" for at in view["retrieved"].values())
+    passages = "".join(passage(p) for p in view["passages"])
+    return (
+        f"<p><b>{html.escape(view['qid'])}</b> {html.escape(view['question'])}{reference}<br>"
+        f'verdicts at the ends and the middle: <code class="lk-pattern">{html.escape(view["pattern"])}</code>'
+        f"{'; ' + html.escape(retrieved) if retrieved else ''}</p>"
+        f'<p><b>{html.escape(view["trial"])}</b>: <span data-verdict="trial">{html.escape(view["verdict"])}</span> '
+        f'<q class="lk-answer">{html.escape(view["answer"])}</q></p>'
+        + (f'<ol style="font-size:0.85em;line-height:1.35">{passages}</ol>' if passages else "<p>(no passages)</p>")
+        + "<b>Every trial of this question</b>"
+        + html_table(view["answers"], attr="trial")
+    )
+
+
+class PositionExplorer(Explorer):
+    """Chapter 04: pick a question and a trial of the position study, read the passages the model got, its
+    answer and the verdict, beside the question's other trials (wraps :func:`labkit.position_study.trial_view`).
+
+    ``table``: :func:`labkit.position_study.run_study` with a check column (``add_check``); ``contexts``: the
+    study's contexts; ``queries``: qid -> Query, for the reference answers. Each question is listed with its
+    :func:`labkit.position_study.question_pattern`, so the ones that lose the gold in the middle are easy to
+    find.
+    """
+
+    css_class = "lk-position-explorer"
+
+    def __init__(self, table, contexts, queries=None, qid=None, trial=None, column="correct"):
+        from labkit import position_study as ps
+
+        qids = list(dict.fromkeys(table["qid"]))
+        if not qids:
+            raise ValueError("table must hold at least one trial: position_study.run_study(...)")
+        options = [(f"{q} · {ps.question_pattern(table, q, column)}", q) for q in qids]
+        choices = ps.trial_choices(table)
+        self.question = w.Dropdown(options=options, value=qid or qids[0], description="question",
+                                   layout=w.Layout(width="520px"), style=STYLE)  # fmt: skip
+        self.trial = w.Dropdown(options=choices, value=trial or choices[0], description="trial",
+                                layout=LAYOUT, style=STYLE)  # fmt: skip
+        super().__init__(
+            {"question": self.question, "trial": self.trial},
+            lambda question, trial: ps.trial_view(table, contexts, question, trial, queries, column),
+            position_html,
+            summary=lambda v: {"qid": v["qid"], "trial": v["trial"], "verdict": v["verdict"],
+                               "pattern": v["pattern"]},
         )  # fmt: skip
