@@ -20,13 +20,14 @@ from typing import Any
 from labkit import data_dir
 from labkit import handbook as hb
 
-__all__ = ["recorded_answers", "correctness_labels", "label_check", "second_rater", "label_sheet", "LABELS_FILE",
-           "SECOND_RATER_FILE", "LABELS", "PASSING"]  # fmt: skip
+__all__ = ["recorded_answers", "correctness_labels", "label_check", "second_rater", "label_sheet", "sweep_questions",
+           "LABELS_FILE", "SECOND_RATER_FILE", "LABELS", "PASSING", "SWEEP_K"]  # fmt: skip
 
 LABELS_FILE = "correctness/labels.jsonl"
 SECOND_RATER_FILE = "correctness/second_rater.jsonl"  # a random 60 of the 1.5B answers, labelled again
 LABELS = ("right", "partly", "wrong", "declined")
 PASSING = ("right",)  # a label that counts as a correct answer; partly, wrong and declined do not
+SWEEP_K = 5  # chapter 07's second k for the 1.5B (plan 07-sweep), on sweep_questions()
 
 
 def _model(model: str | None) -> str:
@@ -76,10 +77,20 @@ def recorded_answers(model: str | None = None, questions: Sequence[Any] | None =
     return pd.DataFrame(rows)
 
 
-def correctness_labels(path=None):
-    """The hand labels: one row per (model, qid) with ``label`` (one of :data:`LABELS`), ``why`` and ``rater``.
+def sweep_questions() -> list:
+    """The questions the 1.5B also answered at :data:`SWEEP_K` (plan ``07-sweep``): those of the 120-question
+    reader sample whose reference answer has a key number (:func:`labkit.correctness.key_numbers`)."""
+    from labkit.correctness import key_numbers
 
-    Validated on load: a row with an unknown label, or a (model, qid) labelled twice, fails with its line.
+    return [q for q in hb.reader_sample() if key_numbers(q.answer, q.search_text)]
+
+
+def correctness_labels(path=None):
+    """The hand labels: one row per (model, qid, k) with ``label`` (one of :data:`LABELS`), ``why`` and ``rater``.
+
+    ``k``: the chunks the answer was read from (a row without one is an answer at
+    :data:`labkit.handbook.READER_K`). Validated on load: a row with an unknown label or a bad ``k``, or an
+    answer labelled twice, fails with its line.
     """
     return _labels(path or data_dir() / LABELS_FILE)
 
@@ -105,30 +116,38 @@ def _labels(path):
                 raise ValueError(f"{where}: no {field!r}")
         if row["label"] not in LABELS:
             raise ValueError(f"{where}: label must be one of {LABELS}, got {row['label']!r}")
-        if (row["model"], row["qid"]) in seen:
-            raise ValueError(f"{where}: {row['model']} / {row['qid']} is labelled twice")
-        seen.add((row["model"], row["qid"]))
+        row.setdefault("k", hb.READER_K)
+        if isinstance(row["k"], bool) or not isinstance(row["k"], int) or row["k"] < 1:
+            raise ValueError(f"{where}: k must be a whole number >= 1 (the chunks read), got {row['k']!r}")
+        if (row["model"], row["qid"], row["k"]) in seen:
+            raise ValueError(f"{where}: {row['model']} / {row['qid']} at k = {row['k']} is labelled twice")
+        seen.add((row["model"], row["qid"], row["k"]))
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def label_check(model: str | Sequence[str] | None = None, questions: Sequence[Any] | None = None):
+def label_check(model: str | Sequence[str] | None = None, questions: Sequence[Any] | None = None, k: int = hb.READER_K):
     """``check(answer, query)``: True when the hand label of that recorded answer is ``right``.
 
     ``model``: one model, or several (a cascade judges both models' answers with one check). The labels belong
-    to the recorded answers at k = 3 (:func:`recorded_answers`): an answer text that none of the models gave for
-    the query raises, so a label is never applied to an answer nobody read. If two models gave the same text
-    with different labels, the labels contradict each other and building the check fails.
+    to the recorded answers over the top ``k`` chunks (:func:`recorded_answers`): an answer text that none of
+    the models gave for the query raises, so a label is never applied to an answer nobody read. If two models
+    gave the same text with different labels, the labels contradict each other and building the check fails.
     """
     models = [_model(model)] if model is None or isinstance(model, str) else [_model(m) for m in model]
     labels = correctness_labels()
+    if k not in set(labels["k"]):
+        raise ValueError(f"no answer at k = {k} is labelled; the labels are for k in {sorted(set(labels['k']))}")
+    labels = labels[labels["k"] == k]
     known: dict[tuple[str, str], tuple[str, str]] = {}  # (qid, answer) -> (label, model)
     for m in models:
         mine = labels[labels["model"] == m].set_index("qid")["label"]
-        answers = recorded_answers(m, questions).set_index("qid")["answer"]
+        answers = recorded_answers(m, questions, k).set_index("qid")["answer"]
         missing = sorted(set(answers.index) - set(mine.index))
         if missing:
-            raise ValueError(f"{len(missing)} recorded answers of {m} have no label (first {missing[0]!r}): label them")
+            raise ValueError(
+                f"{len(missing)} recorded answers of {m} at k = {k} have no label (first {missing[0]!r}): label them"
+            )
         for qid, answer in answers.items():
             old = known.get((qid, answer))
             if old and old[0] != mine[qid]:
@@ -142,8 +161,8 @@ def label_check(model: str | Sequence[str] | None = None, questions: Sequence[An
             raise ValueError(f"no labelled answer of {', '.join(models)} for query {qid!r}")
         if (qid, answer.strip()) not in known:
             raise ValueError(
-                f"the answer to {qid!r} is not a labelled one (labels are for the recorded answers at k = "
-                f"{hb.READER_K}): judge other answers with a rule of labkit.correctness"
+                f"the answer to {qid!r} is not a labelled one (these labels are for the recorded answers at k = "
+                f"{k}): judge other answers with a rule of labkit.correctness"
             )
         return known[(qid, answer.strip())][0] in PASSING
 
@@ -151,20 +170,21 @@ def label_check(model: str | Sequence[str] | None = None, questions: Sequence[An
     return check
 
 
-def label_sheet(model: str | None = None, questions: Sequence[Any] | None = None) -> list[dict]:
-    """What a rater reads for each recorded answer: question, reference, gold spans (grade ≥ 2), answer.
+def label_sheet(model: str | None = None, questions: Sequence[Any] | None = None, k: int = hb.READER_K) -> list[dict]:
+    """What a rater reads for each recorded answer over the top ``k``: question, reference, gold spans
+    (grade ≥ 2), answer.
 
-    Used by ``tools/label_sheet.py`` to write the rows to label; the labels are joined back on (model, qid).
+    Used by ``tools/label_sheet.py`` to write the rows to label; the labels are joined back on (model, qid, k).
     """
     from labkit.correctness import gold_context
 
     h = hb.handbook()
     corpus_texts = {d: doc.text for d, doc in h.corpus.items()}
-    table = recorded_answers(model, questions)
+    table = recorded_answers(model, questions, k)
     out = []
     for r in table.to_dict("records"):
         q = h.by_qid[r["qid"]]
         gold = gold_context(q, corpus_texts)
-        out.append({"model": r["model"], "qid": r["qid"], "slice": r["slice"], "kind": r["kind"],
+        out.append({"model": r["model"], "qid": r["qid"], "k": k, "slice": r["slice"], "kind": r["kind"],
                     "question": r["question"], "gold": gold, "answer": r["answer"]})  # fmt: skip
     return out

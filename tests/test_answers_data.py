@@ -20,7 +20,7 @@ def answers_15():
 def test_every_handbook_query_has_a_recorded_1_5b_answer_and_exactly_one_label(answers_15):
     labels = ad.correctness_labels()
     assert len(answers_15) == len(hb.handbook().queries) == 344
-    mine = labels[labels["model"] == llm.DEFAULT_MODEL]
+    mine = labels[(labels["model"] == llm.DEFAULT_MODEL) & (labels["k"] == hb.READER_K)]
     assert sorted(mine["qid"]) == sorted(answers_15["qid"])
     assert set(labels["label"]) <= set(ad.LABELS) and labels["why"].str.len().min() > 10
     second = ad.second_rater()
@@ -31,7 +31,7 @@ def test_every_handbook_query_has_a_recorded_1_5b_answer_and_exactly_one_label(a
 def test_label_check_applies_a_label_only_to_the_answer_it_was_given(answers_15):
     check = ad.label_check()
     h = hb.handbook()
-    labels = ad.correctness_labels().query("model == @llm.DEFAULT_MODEL").set_index("qid")["label"]
+    labels = ad.correctness_labels().query("model == @llm.DEFAULT_MODEL and k == 3").set_index("qid")["label"]
     for row in answers_15.head(20).to_dict("records"):
         assert check(row["answer"], h.by_qid[row["qid"]]) is (labels[row["qid"]] == "right")
     q = h.by_qid[answers_15["qid"][0]]
@@ -48,7 +48,12 @@ def test_labels_file_problems_name_the_line(tmp_path):
     with pytest.raises(ValueError, match="line 2: label must be one of"):
         ad.correctness_labels(path)
     path.write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n")
-    with pytest.raises(ValueError, match="line 2: m / q1 is labelled twice"):
+    with pytest.raises(ValueError, match="line 2: m / q1 at k = 3 is labelled twice"):
+        ad.correctness_labels(path)
+    path.write_text(json.dumps(row) + "\n" + json.dumps({**row, "k": 5}) + "\n")  # another answer: k = 5
+    assert ad.correctness_labels(path)["k"].tolist() == [3, 5]
+    path.write_text(json.dumps({**row, "k": 0}) + "\n")
+    with pytest.raises(ValueError, match="line 1: k must be a whole number >= 1"):
         ad.correctness_labels(path)
     path.write_text(json.dumps({k: v for k, v in row.items() if k != "rater"}) + "\n")
     with pytest.raises(ValueError, match="no 'rater'"):
@@ -127,9 +132,26 @@ def test_reader_traces_record_which_check_judged_them():
 def test_one_label_check_judges_both_models_answers_of_the_cascade():
     sample = hb.reader_sample()
     check = ad.label_check([llm.SMALL_MODEL, llm.DEFAULT_MODEL], sample)
-    labels = ad.correctness_labels().set_index(["model", "qid"])["label"]
+    labels = ad.correctness_labels().query("k == 3").set_index(["model", "qid"])["label"]
     h = hb.handbook()
     for model in (llm.SMALL_MODEL, llm.DEFAULT_MODEL):
         for row in ad.recorded_answers(model, sample).head(10).to_dict("records"):
             assert check(row["answer"], h.by_qid[row["qid"]]) is (labels[(model, row["qid"])] == "right")
     assert len(ad.correctness_labels().query("model == @llm.SMALL_MODEL")) == len(sample) == 120
+
+
+def test_the_k5_answers_of_the_sweep_questions_are_labelled_and_checked_at_their_k():
+    questions = ad.sweep_questions()
+    check = ad.label_check(llm.DEFAULT_MODEL, questions, ad.SWEEP_K)
+    labels = ad.correctness_labels().query("k == @ad.SWEEP_K").set_index("qid")["label"]
+    assert sorted(labels.index) == sorted(q.qid for q in questions) and len(questions) == 93
+    h = hb.handbook()
+    at_5 = ad.recorded_answers(llm.DEFAULT_MODEL, questions, ad.SWEEP_K)
+    for row in at_5.head(10).to_dict("records"):
+        assert check(row["answer"], h.by_qid[row["qid"]]) is (labels[row["qid"]] == "right")
+    at_3 = ad.recorded_answers(llm.DEFAULT_MODEL, questions).set_index("qid")["answer"]
+    changed = next(r for r in at_5.to_dict("records") if r["answer"] != at_3[r["qid"]])
+    with pytest.raises(ValueError, match="labels are for the recorded answers at k = 5"):
+        check(at_3[changed["qid"]], h.by_qid[changed["qid"]])  # a k = 3 answer is not judged by a k = 5 label
+    with pytest.raises(ValueError, match=r"no answer at k = 7 is labelled; the labels are for k in \[3, 5\]"):
+        ad.label_check(llm.DEFAULT_MODEL, questions[:1], 7)

@@ -1,9 +1,10 @@
 """Write the rows a rater labels for correctness: one JSON line per recorded reader answer.
 
-    python tools/label_sheet.py 1.5b > build/sheet-1.5b.jsonl   # chapter 07's answers (every handbook query)
-    python tools/label_sheet.py 0.5b > build/sheet-0.5b.jsonl   # chapter 09's small model (the reader sample)
+    python tools/label_sheet.py 1.5b > build/sheet-1.5b.jsonl     # chapter 07's answers (every handbook query)
+    python tools/label_sheet.py 0.5b > build/sheet-0.5b.jsonl     # chapter 09's small model (the reader sample)
+    python tools/label_sheet.py 1.5b-k5 > build/sheet-k5.jsonl    # chapter 07's k = 5 answers (sweep questions)
 
-Each row: model, qid, slice, kind, question, gold (reference answer + gold spans, what the rater checks
+Each row: model, qid, k, slice, kind, question, gold (reference answer + gold spans, what the rater checks
 against) and answer. The labels go to data/correctness/labels.jsonl (rubric in data/correctness/README.md).
 """
 
@@ -17,14 +18,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from labkit import answers_data, llm  # noqa: E402
 
-MODELS = {"1.5b": llm.DEFAULT_MODEL, "0.5b": llm.SMALL_MODEL}
+
+def _sheet(name: str) -> list[dict]:
+    if name == "1.5b":
+        return answers_data.label_sheet(llm.DEFAULT_MODEL)
+    if name == "0.5b":
+        return answers_data.label_sheet(llm.SMALL_MODEL)
+    return answers_data.label_sheet(llm.DEFAULT_MODEL, answers_data.sweep_questions(), answers_data.SWEEP_K)
+
+
+SHEETS = ("1.5b", "0.5b", "1.5b-k5")
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1 or argv[0] not in MODELS:
-        print(f"usage: {Path(__file__).name} {{{','.join(MODELS)}}}", file=sys.stderr)
+    if len(argv) != 1 or argv[0] not in SHEETS:
+        print(f"usage: {Path(__file__).name} {{{','.join(SHEETS)}}}", file=sys.stderr)
         return 2
-    for row in answers_data.label_sheet(MODELS[argv[0]]):
+    for row in _sheet(argv[0]):
         print(json.dumps(row, ensure_ascii=False))
     return 0
 

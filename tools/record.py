@@ -274,11 +274,10 @@ def plan_07_answers() -> Iterator[Request]:
 
 def plan_07_sweep() -> Iterator[Request]:
     """The 1.5B reader at k = 5 on the questions of 06's 120-question sample that the reference-number rule can
-    judge (k = 3 is 07-answers): nobody labels the k = 5 answers, so the rule scores them."""
-    from labkit.correctness import key_numbers
+    judge (k = 3 is 07-answers): answers_data.sweep_questions; their answers are hand-labelled as well."""
+    from labkit.answers_data import SWEEP_K, sweep_questions
 
-    sample = [q for q in hb.reader_sample() if key_numbers(q.answer, q.search_text)]
-    yield from _sorted(_reader_requests(llm.DEFAULT_MODEL, sample, 5))
+    yield from _sorted(_reader_requests(llm.DEFAULT_MODEL, sweep_questions(), SWEEP_K))
 
 
 def plan_09_answers() -> Iterator[Request]:

@@ -513,6 +513,29 @@ def cutoff_explorer(page, stem: str = CH04_STEM) -> ExplorerPage:
     return ExplorerPage(page, stem, widgets.CutoffExplorer(ch04_runs(), qrels, groups, k=5))
 
 
+@functools.cache
+def ch04_study():
+    """The notebook's position study: ``table`` (the 1.5B's recorded answers, reference-number rule), ``study``
+    (the contexts) and ``by_qid`` (the queries), rebuilt from the recording as the notebook builds them."""
+    from labkit import correctness, llm
+    from labkit import handbook as hb
+    from labkit import position_study as ps
+    from labkit import reader as rd
+
+    study = ps.study_contexts()
+    by_qid = hb.handbook().by_qid
+    reader = rd.llm_reader(llm.Replay(llm.DEFAULT_MODEL))
+    table = ps.run_study(ps.study_trials(study), reader, model="1.5B")
+    return ps.add_check(table, correctness.reference_rule("first"), by_qid), study, by_qid
+
+
+def position_explorer(page, stem: str = CH04_STEM) -> ExplorerPage:
+    from labkit import widgets
+
+    table, study, by_qid = ch04_study()
+    return ExplorerPage(page, stem, widgets.PositionExplorer(table, study, by_qid, trial="gold at 5 of 10"))
+
+
 # ---------------------------------------------------------------- chapter 05
 
 CH05_STEM = "05_chunk_grid"
@@ -564,7 +587,7 @@ def _ch07_setting():
     checks = {"hand label": answers_data.label_check(),
               "reference number": correctness.reference_rule("first"),
               "lexical judge": correctness.judge_check(faithfulness.lexical_judge, corpus_texts)}  # fmt: skip
-    labels = answers_data.correctness_labels().query("model == @llm.DEFAULT_MODEL").set_index("qid")["why"]
+    labels = answers_data.correctness_labels().query("model == @llm.DEFAULT_MODEL and k == 3").set_index("qid")["why"]
     return SimpleNamespace(h=h, run=make_run(h.hybrid, h.queries, 20), corpus_texts=corpus_texts, checks=checks,
                            why=labels, model=rd.llm_reader(llm.Replay(llm.DEFAULT_MODEL)), k=hb.READER_K)  # fmt: skip
 
