@@ -11,7 +11,7 @@ import ipywidgets as w
 import pandas as pd
 import pytest
 
-from labkit import fusion, metrics, plots, triage, widgets
+from labkit import fusion, metrics, plots, stats, triage, widgets
 from labkit.explorer import Explorer, html_cells, html_table, html_text
 from labkit.faithfulness import Verdict
 from labkit.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
@@ -293,6 +293,26 @@ def test_triage_explorer_shows_counts_priority_and_the_chosen_cells_traces():
     counts = triage.triage(TRACES, 2)
     assert asked == [2, 3]  # each k once
     assert ex.result == {"k": 2, "counts": counts, "priority": triage.priority(counts), "examples": ["q1"]}
+
+
+def test_slice_triage_explorer_shows_one_slice_its_gap_and_its_traces():
+    traces = [{**t, "slice": s} for t, s in zip(TRACES, ("easy", "real", "real"), strict=True)]
+    ex = widgets.SliceTriageExplorer(traces, k=2)
+    assert list(ex.group.options) == ["easy", "real", "all"] and ex.result["group"] == "all"
+    gaps = triage.stage_gap(traces, 2)
+    real = ex.html_for(group="real")
+    assert cells(real["table"]) == {"OK|traces": "0", "GEN_FAIL|traces": "1", "LUCKY|traces": "0",
+                                    "RET_FAIL|traces": "1", "OK|share": "0.0%", "GEN_FAIL|share": "50.0%",
+                                    "LUCKY|share": "0.0%", "RET_FAIL|share": "50.0%"}  # fmt: skip
+    gap = html_cells(real["table"], "gap")
+    want = stats.fmt_ci(*gaps.loc["real", ["gap", "gap low", "gap high"]])
+    assert gap == [("real", want)] and "not settled" in real["table"]
+    assert [q for q, _ in html_cells(real["examples"], "qid")] == ["q2"]  # RET_FAIL, the default cell
+    ex.cell.value = "GEN_FAIL"
+    ex.group.value = "real"
+    assert ex.result["examples"] == ["q3"] and ex.result["counts"]["GEN_FAIL"] == 1
+    with pytest.raises(ValueError, match="group must be one of"):
+        widgets.slice_triage_view(traces, 2, "hard", "OK")
 
 
 def _traces_at(k):

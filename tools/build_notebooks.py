@@ -82,8 +82,8 @@ CHAPTERS = [
             "the internal-docs bot end to end: the 7.12 workflow on the handbook, retrieval per slice at the "
             "reader's k, every pitfall of 7.11 measured (synthetic-vs-real gap, wrong k, hit rate vs all the "
             "evidence for multi-hop questions, follow-ups without query rewriting, chunking), answers scored and "
-            "triaged separately with the local 1.5B reader and hand labels, the checklist filled in",
-            "ready (no widget)"),
+            "triaged separately with the local 1.5B reader and hand labels, the checklist filled in; a slice × "
+            "cell triage explorer", "ready"),
     Chapter("09_router_eval", "Router evaluation", "a model router evaluated as a retriever",
             "a router as a retriever over models (the seed's MRR / Hit@1 / nDCG@3 / cascade-regret table); a real "
             "cascade of the local 0.5B and 1.5B on 120 handbook questions (pass rates, tokens, seconds, hosted "

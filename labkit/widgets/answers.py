@@ -1,5 +1,5 @@
 """Explorers of generated questions, answers and what they cost: 02's synthetic sets, 04's position study, 06's
-judged answers, 07's triage, 09's routing.
+judged answers, 07's triage, 08's triage per slice, 09's routing.
 
 Each is a thin :class:`labkit.explorer.Explorer`: its controls, the pure function it wraps, and a renderer from
 that function's value to HTML, defined here as plain functions so that tests check them without a browser. The
@@ -25,6 +25,9 @@ __all__ = [
     "TriageExplorer",
     "triage_view",
     "triage_html",
+    "SliceTriageExplorer",
+    "slice_triage_view",
+    "slice_triage_html",
     "RoutingExplorer",
     "routing_html",
     "CascadeExplorer",
@@ -258,6 +261,69 @@ class TriageExplorer(Explorer):
     def arrange(self) -> list[w.Widget]:
         top = [self.reader] if self.reader is not None else []
         return [*top, self.k, self.table, self.cell, self.examples, self.message]
+
+
+# ---------------------------------------------------------------- 08: triage per slice
+
+
+def slice_triage_view(traces: list[dict], k: int, group: str, cell: str, n_examples: int = 3, by: str = "slice"):
+    """One group's row of :func:`labkit.triage.stage_gap` (the cells, the gap between the stages with its
+    interval, the priority, ``clear``) and the first ``n_examples`` traces of ``cell`` in that group, as
+    :func:`triage_view` reads them. ``group`` is a value of ``t[by]``, or ``"all"``."""
+    from labkit import triage
+
+    gaps = triage.stage_gap(traces, k, by=by)
+    if group not in gaps.index:
+        raise ValueError(f"group must be one of {list(gaps.index)}, got {group!r}")
+    chosen = traces if group == "all" else [t for t in traces if str(t[by]) == group]
+    row = gaps.loc[group]
+    gap = {"gap": float(row["gap"]), "low": float(row["gap low"]), "high": float(row["gap high"]),
+           "clear": bool(row["clear"])}  # fmt: skip
+    return {**triage_view(chosen, k, cell, n_examples), "group": group, **gap}
+
+
+def slice_triage_html(view: dict[str, Any]) -> dict[str, str]:
+    """:func:`triage_html` of the group, with the gap line (``data-gap``: the gap and its interval)."""
+    from labkit import stats
+
+    shown = triage_html(view)
+    settled = "the interval excludes 0" if view["clear"] else "the interval includes 0: not settled"
+    shown["table"] += (
+        f'<p>gap (GEN_FAIL − RET_FAIL) / traces: <b data-gap="{html.escape(view["group"])}">'
+        f"{stats.fmt_ci(view['gap'], view['low'], view['high'])}</b> ({settled})</p>"
+    )
+    return shown
+
+
+class SliceTriageExplorer(Explorer):
+    """Chapter 08: a slice picker and a cell picker over one pipeline's traces at one k: the slice's 2x2, the
+    gap between the stages with its interval, the advice, and example traces with the answer, the reference and
+    the verdict (wraps :func:`slice_triage_view`: :func:`labkit.triage.stage_gap` and
+    :func:`labkit.triage.drill_down`)."""
+
+    css_class = "lk-slice-triage-explorer"
+
+    def __init__(self, traces, k, group="all", cell="RET_FAIL", n_examples=3, by="slice"):
+        from labkit import triage
+
+        groups = list(triage.stage_gap(traces, k, by=by).index)
+        self.group = w.ToggleButtons(options=groups, value=group, description=by,
+                                     style={**STYLE, "button_width": "auto"})  # fmt: skip
+        self.cell = w.ToggleButtons(options=list(triage.QUADRANTS), value=cell, description="examples of",
+                                    style={**STYLE, "button_width": "auto"})  # fmt: skip
+        self.table, self.examples = w.HTML(), w.HTML()
+        super().__init__(
+            {"group": self.group, "cell": self.cell},
+            lambda group, cell: slice_triage_view(traces, k, group, cell, n_examples, by),
+            slice_triage_html,
+            outputs={"table": self.table, "examples": self.examples},
+            summary=lambda v: {"group": v["group"], "counts": v["counts"], "priority": v["priority"],
+                               "gap": (round(v["gap"], 3), round(v["low"], 3), round(v["high"], 3)),
+                               "examples": [d["qid"] for d in v["examples"]]},
+        )  # fmt: skip
+
+    def arrange(self) -> list[w.Widget]:
+        return [self.group, self.table, self.cell, self.examples, self.message]
 
 
 # ---------------------------------------------------------------- 09: routing cost at k

@@ -15,7 +15,7 @@ import dataclasses
 import pandas as pd
 
 import labkit
-from labkit import check, fusion, llm, metrics, plots, stats, triage
+from labkit import check, fusion, llm, metrics, plots, stats, triage, widgets
 
 labkit.setup()
 llm.reset_usage()
@@ -394,6 +394,23 @@ checklist = pd.DataFrame(
     columns=["step", "chapter", "labkit", "this bot"],
 ).set_index("step")  # fmt: skip
 checklist
+
+# %% [markdown]
+# ## Playground
+#
+# The explorer wraps the two functions of step 3, `triage.stage_gap` and `triage.drill_down`, on these traces
+# (the 1.5B at *k* = 3, judged by the hand labels). Pick a slice to see its cells, the gap between the two
+# stages with its interval, and the advice. Then pick a cell to read its traces: where the gold chunk was, the
+# gold span, the answer and the reference. It opens on `real`, where the bot meets users, and on the
+# `RET_FAIL` traces, the ones retrieval work would fix:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+slice_explorer = widgets.SliceTriageExplorer(traces, READ_K, group="real", cell="RET_FAIL")
+slice_explorer
+
+# %%
+slice_explorer.result
 
 # %% [markdown]
 # ## Summary

@@ -536,6 +536,36 @@ def position_explorer(page, stem: str = CH04_STEM) -> ExplorerPage:
     return ExplorerPage(page, stem, widgets.PositionExplorer(table, study, by_qid, trial="gold at 5 of 10"))
 
 
+CH08_STEM = "08_case_study"
+
+
+@functools.cache
+def ch08_traces() -> list[dict]:
+    """08's ``traces``: the 1.5B's recorded answers over the hybrid (BM25 + dense, RRF c=60, top 100) top 3,
+    judged by the hand labels, rebuilt as the notebook builds them."""
+    from labkit import answers_data, fusion, llm, triage
+    from labkit import reader as rd
+    from labkit.chunking import spans_to_qrels
+    from labkit.data import load_corpus
+    from labkit.retrieval import make_run
+
+    inp = ch01_inputs()
+    queries = list(inp.queries.values())
+    bm25, dense = inp.retrievers["bm25"], inp.retrievers["dense"]
+    hybrid = fusion.fuse_runs([make_run(bm25, queries, 100), make_run(dense, queries, 100)], c=60, top_n=100)
+    texts = {c.id: c.text for c in bm25.chunks}
+    corpus_texts = {d: doc.text for d, doc in load_corpus().items()}
+    model = rd.llm_reader(llm.Replay(llm.DEFAULT_MODEL))
+    qrels = spans_to_qrels(queries, bm25.chunks)
+    return triage.reader_traces(queries, hybrid, texts, qrels, model, answers_data.label_check(), corpus_texts, 3)
+
+
+def slice_triage_explorer(page, stem: str = CH08_STEM) -> ExplorerPage:
+    from labkit import widgets
+
+    return ExplorerPage(page, stem, widgets.SliceTriageExplorer(ch08_traces(), 3, group="real", cell="RET_FAIL"))
+
+
 # ---------------------------------------------------------------- chapter 05
 
 CH05_STEM = "05_chunk_grid"

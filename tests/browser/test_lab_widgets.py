@@ -34,6 +34,7 @@ from labdriver import (
     question_box,
     routing_explorer,
     save_screenshot,
+    slice_triage_explorer,
     triage_explorer,
 )
 
@@ -53,6 +54,7 @@ COVERED = {
     "05_chunk_grid": "test_05_chunk_grid",
     "06_faithfulness": "test_06_faithfulness",
     "07_triage": "test_07_triage",
+    "08_case_study": "test_08_case_study",
     "09_router_eval": "test_09_router_eval",
 }
 
@@ -435,6 +437,26 @@ def test_07_triage(open_notebook):
     ex.state["cell"] = "RET_FAIL"
     ex.check_control("toggles", ex.chosen, ["extractive control", "RET_FAIL"])
     ex.check("toggle 'examples of' = RET_FAIL", shown)
+
+
+# ---------------------------------------------------------------- 08_case_study
+
+
+def test_08_case_study(open_notebook):
+    stem = "08_case_study"
+    nb: LabNotebook = open_notebook(stem)
+    ex = slice_triage_explorer(nb.page, stem)
+    assert ex.root.count() == 1, f"{stem}: expected one SliceTriageExplorer, found {ex.root.count()}"
+    assert ex.chosen() == ["real", "RET_FAIL"], f"{stem}: the explorer opens on {ex.chosen()}"
+    shown = ex.check("as loaded")
+    save_screenshot(ex.root, stem)
+
+    # a slice, then a cell, then back to all: the table, the gap line and the examples follow each click
+    for field, option in (("group", "hard"), ("cell", "GEN_FAIL"), ("cell", "LUCKY"), ("group", "all")):
+        ex.toggle(option).click()
+        ex.state[field] = option
+        shown = ex.check(f"toggle {field} = {option!r}", shown)
+        assert option in ex.chosen(), f"{stem}: {option!r} is not shown as chosen ({ex.chosen()})"
 
 
 # ---------------------------------------------------------------- 09_router_eval
