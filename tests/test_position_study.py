@@ -4,6 +4,7 @@
 import pytest
 
 from labkit import position_study as ps
+from labkit import position_view as pv
 from labkit import reader as rd
 from labkit import stats
 from labkit.data import Query, Span
@@ -136,23 +137,23 @@ def test_trial_view_shows_one_question_through_every_trial():
     contexts = [_context(f"q{i}", above=i % 5) for i in range(6)]
     table = _table(contexts)
     # "gold at 2 of 5" (q1's retrieved rank) is not every question's trial
-    assert ps.trial_choices(table) == [
+    assert pv.trial_choices(table) == [
         "closed book", "oracle (gold alone)", "gold at 1 of 5", "gold at 3 of 5", "gold at 5 of 5",
         "ends order · 5 passages", "no gold · 10 passages", "gold at 1 of 10", "gold at 5 of 10",
         "gold at 10 of 10", "as retrieved · 5 passages",
     ]  # fmt: skip
-    assert ps.question_pattern(table, "q1") == "5: ✓✗✓ · 10: ✓✗✓"  # the U reader
+    assert pv.question_pattern(table, "q1") == "5: ✓✗✓ · 10: ✓✗✓"  # the U reader
     queries = {"q1": Query("q1", "?", "45 days.", "easy", "fact", "dev", ())}
-    v = ps.trial_view(table, contexts, "q1", "as retrieved · 5 passages", queries)
+    v = pv.trial_view(table, contexts, "q1", "as retrieved · 5 passages", queries)
     assert v["trial"] == "gold at 2 of 5" and v["retrieved"] == {5: "2 of 5"} and v["reference"] == "45 days."
     assert [p["gold"] for p in v["passages"]] == [False, True, False, False, False]
     assert v["answer"] == "3 days." and v["verdict"] == "✗"  # the U reader misses position 2
     assert len(v["answers"]) == 11 and v["answers"].loc["gold at 1 of 10", "verdict"] == "✓"
-    ends = ps.trial_view(table, contexts, "q1", "ends order · 5 passages")
+    ends = pv.trial_view(table, contexts, "q1", "ends order · 5 passages")
     assert [p["gold"] for p in ends["passages"]][-1] and ends["verdict"] == "✓"  # rank 2 goes last: a U end
     assert ends["answers"].loc["ends order · 5 passages", "gold at"] == "5 of 5"
-    assert ps.trial_view(table, contexts, "q1", "closed book")["passages"] == []
-    no_gold = ps.trial_view(table, contexts, "q1", "no gold · 10 passages")
+    assert pv.trial_view(table, contexts, "q1", "closed book")["passages"] == []
+    no_gold = pv.trial_view(table, contexts, "q1", "no gold · 10 passages")
     assert len(no_gold["passages"]) == 9 and not any(p["gold"] for p in no_gold["passages"])
 
 
@@ -194,12 +195,12 @@ def test_the_position_explorer_lists_questions_with_their_pattern():
         (lambda: ps.ends_vs_middle(_table([_context(), _context("q2", above=1)]), 5, middle=[2]),
          "a middle position tried for every question"),
         (lambda: ps.reorder_effect(_table([_context()]), [_context()], 10), "no question has both"),
-        (lambda: ps.trial_view(_table([_context()]), [_context()], "q9"), "qid 'q9' is not a question of the study"),
-        (lambda: ps.trial_view(_table([_context()]), [_context(), _context("q2")], "q2"), "no trial of 'q2'"),
-        (lambda: ps.trial_view(_table([_context()]), [_context()], "q1", "gold at 2 of 10"),
+        (lambda: pv.trial_view(_table([_context()]), [_context()], "q9"), "qid 'q9' is not a question of the study"),
+        (lambda: pv.trial_view(_table([_context()]), [_context(), _context("q2")], "q2"), "no trial of 'q2'"),
+        (lambda: pv.trial_view(_table([_context()]), [_context()], "q1", "gold at 2 of 10"),
          "trial must be one of ['closed book'"),
-        (lambda: ps.trial_label("middle", 5, 3), "condition must be one of"),
-        (lambda: ps.question_pattern(_table([_context()]), "q9"), "qid 'q9' has no position trial"),
+        (lambda: pv.trial_label("middle", 5, 3), "condition must be one of"),
+        (lambda: pv.question_pattern(_table([_context()]), "q9"), "qid 'q9' has no position trial"),
     ],
 )  # fmt: skip
 def test_bad_input(call, words):

@@ -80,7 +80,7 @@ EXERCISES: dict[str, Exercise] = {
         "questions whose verdicts follow a U at 5 passages: right with the gold at 1 and 5, not right at 3",
         _u_at_5,
         "take the position trials at n_docs = 5 and count the questions right at positions 1 and 5 but not at 3 "
-        '(ps.question_pattern gives "5: ✓✗✓" for them)',
+        '(position_view.question_pattern gives "5: ✓✗✓" for them)',
         objects={"table": "the position study's table, ps.add_check(ps.run_study(...), ...)"},
     ),
 }

@@ -9,14 +9,17 @@ HTML of any state without a browser.
 
 - :mod:`labkit.widgets.rankings`: rankings and their metrics (01 fusion and question box, 03 playground,
   04 cutoff, 05 chunk grid);
-- :mod:`labkit.widgets.answers`: generated questions, answers and their cost (02 synthetic sets,
-  06 faithfulness, 07 triage, 09 routing).
+- :mod:`labkit.widgets.answers`: generated questions, judged claims and what answers cost (02 synthetic sets,
+  06 faithfulness, 09 routing and cascade);
+- :mod:`labkit.widgets.traces`: a reader's answers trace by trace (04 position study, 07 triage, 08 triage per
+  slice).
 """
 
 from __future__ import annotations
 
-from labkit.widgets import answers, rankings
+from labkit.widgets import answers, rankings, traces
 from labkit.widgets.answers import *  # noqa: F403 - the facade: every explorer is ``widgets.<Name>``
 from labkit.widgets.rankings import *  # noqa: F403
+from labkit.widgets.traces import *  # noqa: F403
 
-__all__ = [*rankings.__all__, *answers.__all__]
+__all__ = [*rankings.__all__, *answers.__all__, *traces.__all__]

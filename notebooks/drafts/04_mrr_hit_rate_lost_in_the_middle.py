@@ -357,6 +357,7 @@ print(f"GPT-3.5-Turbo (16K), answer at position 1: {turbo_16k[20]:.1f} with 20 d
 from labkit import correctness, llm
 from labkit import handbook as hb
 from labkit import position_study as ps
+from labkit import position_view as pv
 from labkit import reader as rd
 
 llm.reset_usage()
@@ -453,23 +454,23 @@ pd.concat({name: acc[acc.questions == len(study)]["accuracy"] for name, acc in e
 #
 # ### One question at a time
 #
-# `ps.trial_view` gathers what the study did with one question: every trial's answer and verdict, and the
+# `pv.trial_view` gathers what the study did with one question: every trial's answer and verdict, and the
 # passages of one trial in prompt order (the gold marked). The first question whose answers follow a U at ten
 # passages (right at both ends, wrong in the middle), if any:
 
 # %%
-patterns = {q: ps.question_pattern(table, q) for q in dict.fromkeys(table.qid)}
+patterns = {q: pv.question_pattern(table, q) for q in dict.fromkeys(table.qid)}
 u_shaped = [q for q, p in patterns.items() if p.endswith("10: ✓✗✓")]
 print(f"{len(u_shaped)} of {len(patterns)} questions follow a U at 10 passages;",
       pd.Series(patterns).str[-3:].value_counts().to_dict())  # fmt: skip
-example = ps.trial_view(table, study, (u_shaped or list(patterns))[0], "gold at 5 of 10", by_qid)
+example = pv.trial_view(table, study, (u_shaped or list(patterns))[0], "gold at 5 of 10", by_qid)
 print(example["qid"], example["question"], "| reference:", example["reference"])
 example["answers"]
 
 # %% [markdown]
 # TODO: the example question: what the model answered where, against the reference.
 #
-# The explorer wraps `ps.trial_view`: pick a question (each is listed with its verdicts at the ends and the
+# The explorer wraps `pv.trial_view`: pick a question (each is listed with its verdicts at the ends and the
 # middle, ✓ right, ✗ not) and a trial, and read the passages the model got, its answer and the verdict:
 
 # %%
