@@ -436,11 +436,15 @@ reorder
 #
 # ### The control readers on the same trials
 #
-# The sanity check once more, on exactly these prompts: the position-blind reader must be flat, the truncating
-# one (a 200-word window, about three 64-word passages) must fall off a cliff, whatever the model did:
+# The sanity check once more, on exactly these prompts: the position-blind reader must be flat, and the
+# truncating one, with a 200-word window that holds only the first few 64-word passages, must fall off a cliff,
+# whatever the model did:
 
 # %%
 read = [t for t in trials if t.passages]  # a control reader needs passages: no closed-book trial
+window = pd.Series([len(visible_passages(list(t.passages), 200)) for t in read if t.n_docs == 10])
+print(f"a 200-word window holds the first {window.median():.0f} of 10 passages (between {window.min()} and "
+      f"{window.max()})")
 controls = {
     reader.name: ps.add_check(ps.run_study(read, reader), correctness.reference_rule("first"), by_qid)
     for reader in (LexicalReader(), TruncatingReader(window_words=200))
