@@ -25,7 +25,7 @@ lab: $(STAMP)
 test: lint unit nbval browser
 
 lint: $(STAMP)
-	$(BIN)/ruff check labkit tests bench tools notebooks/src notebooks/drafts data/build_queries.py
+	$(BIN)/ruff check labkit tests bench tools notebooks/src data/build_queries.py
 	$(BIN)/ruff format --check labkit tests bench tools data/build_queries.py
 
 unit: $(STAMP)

@@ -320,3 +320,25 @@ def reorder_effect(table, contexts: Sequence[dict], n_docs: int, column: str = "
                 "only as retrieved right": sum(b and not a for a, b in zip(after, before, strict=True)),
                 "gold not moved": still})  # fmt: skip
     return out
+
+
+def distractor_cost(table, n_docs: int, column: str = "correct", seed: int = SEED) -> dict:
+    """What the distractors cost: per question, the oracle verdict (the gold passage alone) minus the mean
+    verdict over the ``n_docs``-passage positions every question was tried at; the mean over questions with a
+    paired bootstrap 95 % interval. Position-blind: the same gold among ``n_docs - 1`` distractors, wherever it
+    sits. Questions without an oracle trial are left out."""
+    n_docs = args.whole_number("n_docs", n_docs, minimum=2)
+    scored = _scored(table, column)
+    if "model" in scored and scored["model"].nunique() > 1:
+        raise ValueError("table holds several models: pass one model's rows (table[table.model == name])")
+    oracle = scored[scored["condition"] == "oracle"].set_index("qid")[column]
+    pos = scored[(scored["condition"] == "position") & (scored["n_docs"] == n_docs)]
+    wide = pos.pivot_table(index="qid", columns="position", values=column, aggfunc="first")
+    wide = wide.loc[wide.index.intersection(oracle.index), wide.notna().all(axis=0)]
+    if wide.empty or wide.shape[1] == 0:
+        raise ValueError(f"no question has both an oracle trial and positions tried for every question at "
+                         f"n_docs={n_docs}")  # fmt: skip
+    alone = oracle.loc[wide.index].astype(float)
+    among = wide.astype(float).mean(axis=1)
+    return {"oracle": float(alone.mean()), "among distractors": float(among.mean()),
+            "positions": [int(p) for p in wide.columns], **_paired(alone, among, seed)}  # fmt: skip

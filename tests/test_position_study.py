@@ -120,6 +120,16 @@ def test_reorder_effect_pairs_the_retrieved_order_with_the_ends_order():
     assert eff["gold not moved"] == 2  # ranks 1 and 4 keep their place
 
 
+def test_distractor_cost_pairs_the_oracle_with_every_position():
+    contexts = [_context(f"q{i}", above=i % 5) for i in range(6)]
+    cost = ps.distractor_cost(_table(contexts), 5)
+    # the U reader: oracle right (the gold is first and last), among 5 right at 1 and 5, wrong at 3 -> 2/3
+    assert cost["positions"] == [1, 3, 5] and cost["questions"] == 6
+    assert cost["oracle"] == 1.0 and cost["among distractors"] == pytest.approx(2 / 3)
+    assert cost["difference"] == pytest.approx(1 / 3) and cost["low"] == cost["high"] == pytest.approx(1 / 3)
+    assert ps.distractor_cost(_table(contexts), 10)["among distractors"] == pytest.approx(2 / 3)
+
+
 def test_study_questions_keep_one_gold_span_with_its_key_number_in_the_gold():
     contexts = [_context("a"), _context("b"), _context("c")]
     one = (Span("d", 0, 5, 3),)
@@ -195,6 +205,8 @@ def test_the_position_explorer_lists_questions_with_their_pattern():
         (lambda: ps.ends_vs_middle(_table([_context(), _context("q2", above=1)]), 5, middle=[2]),
          "a middle position tried for every question"),
         (lambda: ps.reorder_effect(_table([_context()]), [_context()], 10), "no question has both"),
+        (lambda: ps.distractor_cost(_table([_context()]), 7), "no question has both an oracle trial"),
+        (lambda: ps.distractor_cost(_table([_context()]), 1), "n_docs must be >= 2"),
         (lambda: pv.trial_view(_table([_context()]), [_context()], "q9"), "qid 'q9' is not a question of the study"),
         (lambda: pv.trial_view(_table([_context()]), [_context(), _context("q2")], "q2"), "no trial of 'q2'"),
         (lambda: pv.trial_view(_table([_context()]), [_context()], "q1", "gold at 2 of 10"),

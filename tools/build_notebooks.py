@@ -61,8 +61,10 @@ CHAPTERS = [
             "playground", "ready"),
     Chapter("04_mrr_hit_rate_lost_in_the_middle", "MRR, hit rate, lost in the middle", "position matters",
             "MRR@k and hit rate@k per slice, retriever and question kind; Liu et al.'s published U-curve; a "
-            "position harness on the handbook checked with position-blind and truncating control readers; a k "
-            "slider", "ready (no LLM reader yet)"),
+            "position harness on the handbook checked with position-blind and truncating control readers; the "
+            "local 1.5B in that harness (80 questions, 5 and 10 passages, closed-book, oracle and no-gold "
+            "baselines, Wilson intervals beside Liu's curves), what distractors cost, the \"best at both ends\" "
+            "reordering; a question × trial explorer and a k slider", "ready"),
     Chapter("05_chunk_grid", "The chunk grid", "size x overlap, split rate, re-indexing with remapped gold",
             "split rate (the seed's table), a 3×3 size × overlap grid re-indexing the handbook with gold remapped "
             "from character offsets, evidence recall at an equal reading budget, dev choice confirmed on test; "

@@ -240,11 +240,8 @@ print("question:", ctx["question"])
 print("gold passage starts:", ctx["gold"][:80].replace("\n", " "))
 
 # %% [markdown]
-# **The readers here are stand-ins, not language models.** The workbook does have a language model (chapter 00:
-# `labkit.llm`, a local Qwen2.5-Coder model whose recorded answers replay offline, used by chapters 02 and 06),
-# but its answers to this harness have not been recorded yet, so this chapter draws no lost-in-the-middle curve
-# of its own. Putting that model in the harness is planned future work. What this chapter does is check the
-# harness with two deterministic **control readers**, whose curves are known in advance:
+# Before a language model goes in, the harness itself needs checking: two deterministic **control readers**,
+# whose curves are known in advance, must come out as predicted.
 #
 # * a *position-blind* reader answers with the passage sharing the most words with the question: its curve must
 #   be flat, or the harness is broken;
@@ -264,9 +261,8 @@ plots.plot_positions(liu, ours, n_docs=20)
 
 # %% [markdown]
 # The flat line shows the harness itself adds no position effect; the cliff is the one effect that is pure
-# arithmetic (what does not fit is not read). A U-shape, if a model produces one, comes from the model. To
-# measure one, pass any callable `reader(question, passages) -> answer` that prompts it with the numbered
-# passages.
+# arithmetic (what does not fit is not read). A U-shape, if a model produces one, comes from the model: the
+# section after the next puts the workbook's local model in the harness.
 #
 # ## Why the cut reader beats the full one
 #
@@ -337,6 +333,226 @@ print(f"GPT-3.5-Turbo (16K), answer at position 1: {turbo_16k[20]:.1f} with 20 d
 # nDCG, not only recall), and keep the context short enough that the evidence is not buried among distractors
 # (measure at the *k* the prompt really takes).
 #
+# ## Lost in the middle with the local 1.5B
+#
+# Now a real reader: the workbook's local model (Qwen2.5-Coder-1.5B-Instruct, chapter 00) gets the numbered
+# passages and the question, in the prompt `labkit.reader` uses everywhere, and answers. Its answers were
+# recorded once and replay here (`data/llm/`). The design follows Liu et al. at a scale the recording budget
+# allows (`labkit.position_study`; `data/llm/README.md` has the sizing):
+#
+# * **80 questions**, sampled (seeded) from those the reference-number rule can judge: one grade-3 gold span,
+#   and the key number of the reference answer written in the gold passage. An answer is right when it states
+#   that number (`correctness.reference_rule`, chapter 07 measured it against hand labels);
+# * passages are **64-word chunks** (the handbook re-chunked at 64/16), so ten of them are about as long as
+#   five of the chapter's 128-word chunks; the distractors are the fused retriever's best chunks with no gold
+#   evidence, in rank order, as before;
+# * **n = 5 and n = 10 passages**, the gold at the two ends and in the middle (positions 1, 3, 5 and 1, 5, 10):
+#   not every position, since each one costs 80 recorded answers;
+# * Liu et al.'s two baselines, **closed book** (no passage) and **oracle** (the gold passage alone), plus a
+#   **no-gold** context (the nine distractors alone), which measures how often the rule counts an answer right
+#   without the evidence;
+# * the **"best at both ends"** order of the retrieved list, to measure the fix.
+
+# %%
+from labkit import correctness, llm
+from labkit import handbook as hb
+from labkit import position_study as ps
+from labkit import position_view as pv
+from labkit import reader as rd
+
+llm.reset_usage()
+study = ps.study_contexts()
+trials = ps.study_trials(study)
+by_qid = hb.handbook().by_qid
+print(f"{len(study)} questions, {len(trials)} trials:",
+      pd.Series([t.condition for t in trials]).value_counts().to_dict())  # fmt: skip
+model_15 = rd.llm_reader(llm.from_env(llm.DEFAULT_MODEL))
+table = ps.add_check(ps.run_study(trials, model_15, model="1.5B"), correctness.reference_rule("first"), by_qid)
+oracle = next(t for t in trials if t.condition == "oracle")
+print(ps.trial_prompt(oracle))
+
+# %% [markdown]
+# That is the oracle prompt of the first question, as the model gets it; with five or ten passages they are
+# numbered the same way, and the question always comes last. Accuracy per condition and position with Wilson 95%
+# intervals, for the trials every question had (the ends order and the extra positions it needed are compared
+# pairwise further down):
+
+# %%
+accuracy = ps.accuracy_by_position(table).droplevel("model")
+design = accuracy[accuracy.questions == len(study)]
+design.round(3)
+
+# %% [markdown]
+# Read it from the floor up:
+#
+# * **Closed book** (the question alone): 4 of 80 right, 0.050 [0.020, 0.122]. Quillbridge is invented, so the
+#   model cannot know its rules; the few it gets right state a common number that happens to be the key one.
+#   Liu et al.'s closed-book line sits at 56.1 (their questions come from Natural Questions, which GPT-3.5 partly
+#   knows by heart); on the handbook, nearly everything above 0.05 comes from the passages.
+# * **No gold** (nine distractors and no evidence): 14 of 80, 0.175 [0.107, 0.273]. The rule counts these right
+#   because the key number is in the answer, taken from a look-alike passage or guessed. It is the floor for a
+#   context with passages in it, as closed book is for one without.
+# * **Oracle** (the gold passage alone): 55 of 80, 0.688 [0.579, 0.778], this reader's ceiling on these
+#   questions. With nothing but the evidence in front of it, the 1.5B still misses about a third.
+# * **The positions**: 0.600 to 0.612 with five passages and 0.538 to 0.550 with ten. With 80 questions each
+#   interval is about ±10 points wide, and within a size every interval overlaps every other.
+
+# %%
+u_test = pd.DataFrame({n: ps.ends_vs_middle(table, n) for n in ps.N_DOCS}).T.rename_axis("passages")
+u_test
+
+# %% [markdown]
+# **No U appears at this scale.** Per question, the ends minus the middle is +0.0125 [−0.05, 0.075] with five
+# passages and −0.0063 [−0.0938, 0.075] with ten. Both intervals contain 0, so these 80 questions cannot tell
+# the ends from the middle. The upper ends bound the dip: a middle that costs this model more than 7.5 points is
+# unlikely at both sizes. The same statistic on Liu et al.'s published curves at 20 documents:
+
+# %%
+liu_20 = liu[liu.n_docs == 20].pivot_table(index="model", columns="position", values="accuracy", sort=False)
+liu_gap = (liu_20[[1, 20]].mean(axis=1) - liu_20[[5, 10, 15]].mean(axis=1)) / 100
+liu_gap.rename("ends minus middle (published)").round(3)
+
+# %% [markdown]
+# GPT-3.5's ends beat its middle by 0.14, far more than our intervals allow. The gaps of Claude-1.3, MPT-30B
+# and LongChat-13B (0.028 to 0.067) are within them, so a model with their shape could hide in our data. So
+# "no U" means: no dip larger than about 7.5 points, for this model, with 5 or 10 passages of 64 words. It does
+# not mean position never matters.
+
+# %%
+def curve(n):
+    rows = accuracy.xs(("position", n), level=("condition", "n_docs"))
+    rows = rows.loc[list(ps.POSITIONS[n])]
+    return rows["accuracy"].to_dict(), {p: (r.low, r.high) for p, r in rows.iterrows()}
+
+
+model_curves = {f"1.5B, {n} passages": curve(n)[0] for n in ps.N_DOCS}
+spread = {f"1.5B, {n} passages": curve(n)[1] for n in ps.N_DOCS}
+base = {
+    "closed book": accuracy.loc[("closed-book", 0), "accuracy"].iloc[0],
+    "oracle": accuracy.loc[("oracle", 1), "accuracy"].iloc[0],
+}
+plots.plot_positions(liu, model_curves, n_docs=20, intervals=spread, baselines=base, xlabel="position of the gold",
+                     title="the local 1.5B on the handbook, Wilson 95%")  # fmt: skip
+
+# %% [markdown]
+# Left, Liu et al.'s published curves at 20 documents; right, ours, with Wilson bars and our closed-book and
+# oracle lines. Compare shapes, not levels: the models differ, the questions differ (Natural Questions against an
+# invented company), and so do the contexts (20 passages of about 100 words against 5 or 10 of 64). Our two lines
+# are flat within their bars. What separates them is the number of passages, not the position: ten passages sit
+# below five, and both sit below the oracle. That is testable the same paired way: per question, the oracle's
+# verdict minus the mean over one size's positions (`ps.distractor_cost`):
+
+# %%
+cost = pd.DataFrame.from_dict({n: ps.distractor_cost(table, n) for n in ps.N_DOCS}, orient="index")
+cost = cost.rename_axis("passages")
+cost.round(3)
+
+# %% [markdown]
+# Four distractors beside the gold cost 0.079 [0.013, 0.146], and nine cost 0.142 [0.067, 0.217]. Both intervals
+# exclude 0. For this reader at this length, *how many* passages surround the evidence matters, and *where* it
+# sits does not measurably. That is the direction the control readers showed above (more passages, lower
+# accuracy), and the direction of Liu et al.'s 20 against 30 documents. For a pipeline, every extra chunk in the
+# prompt has a measurable price, even when recall stays the same.
+#
+# ### Does "best at both ends" help?
+#
+# The fix the U suggests: keep the retriever's ranking but lay it out so the best passages sit at the two ends
+# and the weakest in the middle (rank 1 first, rank 2 last, rank 3 second, ...; `ps.ends_order`, as LangChain's
+# `LongContextReorder`). Per question, the 5-passage context in the retrieved order (the gold where the
+# retriever ranked it among the distractors) against the same passages reordered, paired:
+
+# %%
+print("ends order of 5 ranks:", ps.ends_order(5))
+reorder = pd.Series(ps.reorder_effect(table, study, 5))
+reorder
+
+# %% [markdown]
+# The ends order is right on 0.625 of the questions and the retrieved order on 0.600: +0.025 [−0.05, 0.10].
+# The discordant pairs split 6 gained against 4 lost, which is what chance gives. For 35 of the 80 questions the
+# gold stays where it was, since the retriever ranked it first and only the distractors move. Even so, some of
+# their verdicts flip (the example question below is one). With no U to exploit, the fix has nothing to fix,
+# and it changes nothing measurable. It costs nothing either, so it does no harm for a model that does show a
+# U. Measure that model first.
+#
+# ### The control readers on the same trials
+#
+# The sanity check once more, on exactly these prompts: the position-blind reader must be flat, and the
+# truncating one, with a 200-word window that holds only the first few 64-word passages, must fall off a cliff,
+# whatever the model did:
+
+# %%
+read = [t for t in trials if t.passages]  # a control reader needs passages: no closed-book trial
+window = pd.Series([len(visible_passages(list(t.passages), 200)) for t in read if t.n_docs == 10])
+print(f"a 200-word window holds the first {window.median():.0f} of 10 passages (between {window.min()} and "
+      f"{window.max()})")
+controls = {
+    reader.name: ps.add_check(ps.run_study(read, reader), correctness.reference_rule("first"), by_qid)
+    for reader in (LexicalReader(), TruncatingReader(window_words=200))
+}
+every = {name: ps.accuracy_by_position(t) for name, t in controls.items()}
+pd.concat({name: acc[acc.questions == len(study)]["accuracy"] for name, acc in every.items()}, axis=1).round(3)
+
+# %% [markdown]
+# The harness behaves. The position-blind control is flat: 0.500 at every position of five, 0.488 at every
+# position of ten. The truncating control's 200-word window holds the first 3 of the ten passages. While the gold
+# is inside it (1 and 3 of five, 1 of ten), the control scores 0.538. Past the window (5 of five, 5 and 10 of
+# ten), it falls to 0.288. That is not 0, because 0.288 is its own no-gold floor: with the gold out of view, it
+# still finds the key number in a distractor that often. The model's no-gold floor, 0.175, is below both
+# controls' (0.212 and 0.288): a word-overlap reader copies whatever number sits beside the question's words, and
+# the model does so less often. So the harness can show a position effect when a reader has one. The model shows
+# none.
+#
+# ### One question at a time
+#
+# `pv.trial_view` gathers what the study did with one question: every trial's answer and verdict, and the
+# passages of one trial in prompt order (the gold marked). The first question whose answers follow a U at ten
+# passages (right at both ends, wrong in the middle), if any:
+
+# %%
+patterns = {q: pv.question_pattern(table, q) for q in dict.fromkeys(table.qid)}
+u_shaped = [q for q, p in patterns.items() if p.endswith("10: ✓✗✓")]
+print(f"{len(u_shaped)} of {len(patterns)} questions follow a U at 10 passages;",
+      pd.Series(patterns).str[-3:].value_counts().to_dict())  # fmt: skip
+example = pv.trial_view(table, study, (u_shaped or list(patterns))[0], "gold at 5 of 10", by_qid)
+print(example["qid"], example["question"], "| reference:", example["reference"])
+from IPython.display import display
+
+with pd.option_context("display.max_colwidth", None):
+    display(example["answers"])
+
+# %% [markdown]
+# adm-e10 is the first of the 3 questions with a U at ten passages. It asks which form serves as the commercial
+# invoice, and the reference is form FAC-CI-01:
+#
+# * Closed book, the model restates the question.
+# * With the gold alone, at 1 or 3 of five, or at 1 or 10 of ten, it names FAC-CI-01.
+# * At 5 of five and at 5 of ten, it answers with another fact from the same gold passage (the invoice is
+#   prepared from the IT asset register), which the rule rightly does not count.
+# * In the ends order the gold is still first (the retriever ranked it first), yet the answer becomes "the IT
+#   asset register". Same position, different neighbours, a different verdict.
+#
+# One question's ✓✗✓ is weak evidence of anything. The pattern counts above show more questions going ✗✓✗ (4)
+# than ✓✗✓ (3), which is what noise looks like without a U. 58 of the 80 questions get the same verdict at all
+# three positions (33 ✓✓✓, 25 ✗✗✗).
+#
+# The explorer wraps `pv.trial_view`: pick a question (each is listed with its verdicts at the ends and the
+# middle, ✓ right, ✗ not) and a trial, and read the passages the model got, its answer and the verdict:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+positions_explorer = widgets.PositionExplorer(table, study, by_qid, trial="gold at 5 of 10")
+positions_explorer
+
+# %%
+positions_explorer.result
+
+# %% [markdown]
+# What the recording cost (replayed here in no time):
+
+# %%
+llm.usage_table()
+
+# %% [markdown]
 # ## What can go wrong
 #
 # * **Measuring hit rate at a *k* the prompt does not take.** The fused retriever's hit rate@10 is well above its
@@ -383,8 +599,12 @@ explorer.result
 # * MRR@k = mean reciprocal rank of the first relevant chunk; hit rate@k = share of queries with one in the top *k*.
 # * Hit rate is the pragmatic first dashboard; MRR when one fact answers; Recall@k when several chunks are needed.
 #   Per-slice figures come with intervals; compare retrievers on the same queries.
-# * Position matters: Liu et al. measured a U-curve whose depth depends on the model (the drop table above). The
-#   harness here is checked with position-blind and truncating stand-in readers; a reader that sees fewer
+# * Position can matter: Liu et al. measured a U-curve whose depth depends on the model (the drop table above).
+#   The local 1.5B on the handbook (80 questions, 5 and 10 passages of 64 words) shows no U: the ends minus the
+#   middle is +0.0125 [−0.05, 0.075] and −0.0063 [−0.0938, 0.075]. What it does pay for is distractors: 0.079 and
+#   0.142 below its oracle, both intervals above 0. "Best at both ends" moved nothing measurable
+#   (+0.025 [−0.05, 0.10]).
+# * The harness is checked with position-blind and truncating control readers; a reader that sees fewer
 #   passages faces fewer distractors, which is why the cut reader wins where it sees the evidence.
 #
 # ## Exercises
@@ -443,3 +663,13 @@ print(f"gold at position 1: {wider[1]:.4f} with a 2,000-word window, {ours[cut.n
 
 # %%
 check.exercise("4.5", prediction_4_5, narrow=ours[cut.name], wide=wider)
+
+# %% [markdown]
+# **4.6** Back to the 1.5B. How many of the 80 questions follow a U at *five* passages: right with the gold first
+# and last, not right with it in the middle (position 3)? Count it from `table` (or from the `patterns` above).
+
+# %% tags=["solution"]
+answer_4_6 = sum(p.startswith("5: ✓✗✓") for p in patterns.values())
+
+# %%
+check.exercise("4.6", answer_4_6, table=table)

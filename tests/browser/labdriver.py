@@ -155,7 +155,19 @@ class Server:
 def save_screenshot(locator, stem: str) -> Path:
     """Element screenshot of a chapter's main widget -> docs/img/<stem>.png (rewritten only if it changed)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    data = locator.screenshot(animations="disabled", caret="hide")
+    page, box = locator.page, locator.bounding_box()
+    size = page.viewport_size
+    # JupyterLab scrolls the notebook inside the page, so a widget taller than the window would be cut to the
+    # window: make the window tall enough for the whole widget, then put it back
+    tall = bool(size and box and box["height"] + 240 > size["height"])
+    if tall:
+        page.set_viewport_size({"width": size["width"], "height": int(box["height"]) + 240})
+        locator.scroll_into_view_if_needed()
+    try:
+        data = locator.screenshot(animations="disabled", caret="hide")
+    finally:
+        if tall:
+            page.set_viewport_size(size)
     path = SCREENSHOTS / f"{stem}.png"
     assert len(data) < SCREENSHOT_MAX_BYTES, f"{stem}: screenshot is {len(data)} bytes, keep it under 200 KB"
     if not path.exists() or path.read_bytes() != data:

@@ -21,6 +21,7 @@ from labdriver import (
     cells,
     ch01_inputs,
     ch04_runs,
+    ch04_study,
     ch05_grid,
     ch07_traces,
     ch09_outcomes,
@@ -31,6 +32,7 @@ from labdriver import (
     fusion_explorer,
     playground,
     poll,
+    position_explorer,
     question_box,
     routing_explorer,
     save_screenshot,
@@ -304,6 +306,22 @@ def test_04_mrr_hit_rate_lost_in_the_middle(open_notebook):
         ex.check_control("slider 'k' readout", lambda: ex.readout("k"), str(k))
         shown = ex.check(f"slider 'k' ({key} x{times})", shown)
 
+    # the position study: one question through its trials, the passages in prompt order, the answer, the verdict
+    px = position_explorer(nb.page, stem)
+    assert px.root.count() == 1, f"{stem}: expected one PositionExplorer, found {px.root.count()}"
+    shown = px.check("as loaded")
+    save_screenshot(px.root, f"{stem}-positions")
+    for trial in ("gold at 1 of 10", "ends order · 5 passages", "closed book"):
+        px.select("trial").select_option(trial)
+        px.state["trial"] = trial
+        shown = px.check(f"dropdown 'trial' = {trial!r}", shown)
+    table, _, _ = ch04_study()
+    other = list(dict.fromkeys(table.qid))[-1]  # the last question: a move across the whole list
+    px.select("question").select_option(next(text for text, qid in px.explorer.question.options if qid == other))
+    px.state["question"] = other
+    shown = px.check(f"dropdown 'question' = {other}", shown)
+    assert other in shown["output"][0], f"{stem}: the question {other} is not shown"
+
 
 # ---------------------------------------------------------------- 05_chunk_grid
 
@@ -346,9 +364,6 @@ def test_05_chunk_grid(open_notebook):
 # ---------------------------------------------------------------- 06_faithfulness
 
 
-@pytest.mark.skipif(
-    not (NOTEBOOKS / "06_faithfulness.ipynb").exists(), reason="chapter 06 is a draft (notebooks/drafts/) until built"
-)
 def test_06_faithfulness(open_notebook):
     from ch06driver import ch06_inputs, faithfulness_explorer
 
