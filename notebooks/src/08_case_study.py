@@ -133,7 +133,8 @@ stats.fmt_ci_table(wrong_k)
 # The `lost` column is the share of relevant chunks that sit at ranks 4–10: retrieved by the usual measure,
 # never read by this bot. The line above gives it for all queries; the table shows it is largest on the `hard`
 # slice and smallest on `easy`. Report the metric at the *k* the next stage consumes, or raise *k* and pay for
-# it in tokens and in lost-in-the-middle errors (chapter 04).
+# it in tokens and in accuracy (chapter 04 measured what extra distractors cost the local reader: more than where
+# the gold sits).
 #
 # ### Pitfall: the wrong metric for the question type
 #
