@@ -64,7 +64,7 @@ CHAPTERS = [
             "position harness on the handbook checked with position-blind and truncating control readers; the "
             "local 1.5B in that harness (80 questions, 5 and 10 passages, closed-book, oracle and no-gold "
             "baselines, Wilson intervals beside Liu's curves), what distractors cost, the \"best at both ends\" "
-            "reordering; a question × trial explorer and a k slider", "ready"),
+            "reordering, the 0.5B at 10 passages; a question × trial explorer and a k slider", "ready"),
     Chapter("05_chunk_grid", "The chunk grid", "size x overlap, split rate, re-indexing with remapped gold",
             "split rate (the seed's table), a 3×3 size × overlap grid re-indexing the handbook with gold remapped "
             "from character offsets, evidence recall at an equal reading budget, dev choice confirmed on test; "
