@@ -1,27 +1,72 @@
 """labkit — the helper package of the RAG Evaluation Workbook.
 
-One module per idea, each naming the chapter that teaches it:
+One module per idea, each naming the chapter that teaches it, in ten parts. A part may import the parts listed
+below it and never one above (``tests/test_package.py`` holds the same sets and enforces them, imports inside
+functions included); the UI never imports Generation (a widget shows what a chapter computed, it never calls a
+model). To change one chapter's lesson, open its judge or measure module, its study module and its widget.
 
-- ``metrics``     P@k, R@k, RR, hit, DCG, nDCG and a batch ``evaluate`` (03, 04)
-- ``fusion``      Reciprocal Rank Fusion, CombSUM (01)
-- ``text``        words with character offsets, Jaccard (02, 05)
-- ``chunking``    windows, split rate, gold spans -> chunk judgements (05)
-- ``grid``        chunk size x overlap grid search (05)
-- ``embeddings``  all-MiniLM-L6-v2 on onnxruntime, cached vectors (01)
-- ``retrieval``   BM25, dense and hybrid retrievers with one ``search(query, k)`` (01)
-- ``positions``   the lost-in-the-middle harness and its control readers (04)
-- ``position_study``  the same experiment with a language model: trials, prompts, accuracy by position (04, 09)
-- ``correctness`` is an answer right? the reference's key number, or the claim judge against the gold (04, 07-09)
-- ``cascade``     the small model first, the large one when its answer fails a check (09)
-- ``llm``         replayed / live / recording language-model client (for 02, 06, 08)
-- ``data``        paths to ``data/``, the handbook corpus and queries, TREC files, published tables
-- ``check``       exercise self-checks
-- ``plots``       figures (matplotlib)
-- ``explorer`` / ``widgets``  the explorer skeleton and the chapters' explorers (ipywidgets)
+UI — draw and interact (the only modules that import matplotlib and ipywidgets)
+- ``plots``                 figures from plain arguments, one function per figure
+- ``widgets``               the chapters' explorers, one namespace (``widgets.<Name>``)
+- ``widgets.explorer``      the explorer skeleton: controls -> a pure function -> HTML
+- ``widgets.rankings``      rankings and their metrics (01, 03, 04, 05)
+- ``widgets.answers``       generated questions, judged claims, what answers cost (02, 06, 09)
+- ``widgets.traces``        a reader's answers trace by trace (04, 07, 08)
 
-``import labkit`` is cheap: heavy dependencies (pandas, matplotlib, bm25s,
-onnxruntime, ipywidgets) are imported by the modules that need them, when
-they need them.
+Exercises — self-checks
+- ``check``                 ``check.exercise("3.2", answer)``: not answered yet / correct / a hint
+- ``exercises``             each chapter's exercises and expected values (``exercises.ch03``, ...)
+
+Studies — the chapters' recorded experiments and their shared setting
+- ``studies``               what a study is
+- ``studies.handbook``      the shared setting: the handbook, queries, chunks, qrels, retrievers; the reader sample
+- ``studies.synth_data``    02: the question writer's targets and recorded rows, realism ratings, audit labels
+- ``studies.faithfulness_data``  06: the reader's recorded answers, labelled claims, the context-swap sample
+- ``studies.position_study``  04, 09: lost in the middle with a language model, accuracy by position
+- ``studies.position_view`` 04: one question of the position study, for reading
+- ``studies.answers_data``  07-09: the reader's recorded answers and their correctness labels
+- ``studies.cascade``       09: the small model first, the large one when its answer fails a check
+
+Judges — is a claim supported, is an answer right
+- ``faithfulness``          claims, a per-claim judge (model or lexical), PASS/FAIL, relevance (06)
+- ``correctness``           an answer against the reference: its key number, or the claim judge on the gold (04, 07-09)
+- ``calibration``           judges run over labelled claims: the verdict table, the confusion table (06)
+
+Generation — language models and what they read
+- ``llm``                   replayed / local / live / recording language-model client (00, 02, 04, 06-09)
+- ``reader``                the RAG generator: prompts, an LLM reader, "I don't know" (04, 06-09)
+- ``synth``                 generate -> make hard -> filter, with a model (02)
+- ``positions``             the lost-in-the-middle harness and its control readers (04)
+
+Retrieval — indexes and searches
+- ``embeddings``            all-MiniLM-L6-v2 on onnxruntime, cached vectors, token counts (01, 09)
+- ``retrieval``             BM25, dense and hybrid retrievers with one ``search(query, k)`` (01)
+- ``grid``                  chunk size x overlap grid search, evidence recall (05)
+
+Measures — pure computations on rankings, grades, verdicts and traces
+- ``metrics``               P@k, R@k, RR, hit, DCG, nDCG and a batch ``evaluate`` (03, 04)
+- ``stats``                 bootstrap and Wilson intervals, judge reports, the Rogan–Gladen correction (01-09)
+- ``fusion``                Reciprocal Rank Fusion, CombSUM (01)
+- ``triage``                the 2x2 of retrieval vs generation failures (07, 08)
+- ``router``                a model router evaluated as a retriever, the context-window filter (09)
+
+Data — what ``data/`` holds, and the source's toys
+- ``data``                  the handbook corpus and labelled queries, published tables
+- ``trec``                  TREC qrels and run files, read and written as trec_eval reads them (03)
+- ``toys``                  the source chapter's toy inputs, typed once
+
+Text — words, offsets, chunks
+- ``text``                  words with character offsets, numbers, Jaccard (02, 05)
+- ``chunking``              windows, split rate, gold spans -> chunk judgements (05)
+
+Core — what every module may use
+- ``args``                  one set of argument checks, errors that name the argument and the fix
+- ``files``                 paths and text files read once, with clear errors
+- ``cache``                 the user cache folder (embeddings, model weights)
+
+``import labkit`` is cheap: heavy third-party packages (pandas, matplotlib, bm25s, onnxruntime, ipywidgets)
+are imported by the functions that need them, when they need them; labkit's own modules import each other at
+the top.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ from collections.abc import Iterable, Mapping
 from numbers import Integral, Real
 from typing import Any
 
-__all__ = ["whole_number", "finite_number", "text", "sequence", "queries", "strings", "numbers"]
+__all__ = ["whole_number", "finite_number", "text", "sequence", "queries", "strings", "numbers", "mapping", "ranking",
+           "top_k"]  # fmt: skip
 
 
 def whole_number(name: str, value: Any, minimum: int = 1, maximum: int | None = None, hint: str = "") -> int:
@@ -82,11 +83,29 @@ def sequence(name: str, value: Any, allow_empty: bool = True, example: str = "")
     return out
 
 
-def queries(name: str, value: Any, allow_empty: bool = True, example: str = "load_queries()") -> list:
-    """``value`` as a list of labelled queries: each item needs ``qid`` and ``search_text`` (a Query)."""
+def queries(
+    name: str, value: Any, allow_empty: bool = True, example: str = "load_queries()", gold: bool = False
+) -> list:
+    """``value`` as a list of labelled queries: each item needs ``qid`` and ``search_text`` (a Query).
+
+    With ``gold=True`` each also needs its gold evidence: ``.gold``, a list of spans (doc, start, end, grade), as
+    every function that turns spans into chunk judgements does.
+    """
     out = sequence(name, value, allow_empty=allow_empty, example=example)
     for i, q in enumerate(out):
-        if not hasattr(q, "qid") or not hasattr(q, "search_text"):
+        if gold:
+            if not hasattr(q, "qid") or not hasattr(q, "gold"):
+                raise ValueError(
+                    f"{name}[{i}] must be a query with .qid and .gold (from load_queries), got {type(q).__name__} "
+                    f"{q!r:.60}"
+                )
+            spans = q.gold
+            if isinstance(spans, str | bytes | Mapping) or not isinstance(spans, Iterable):
+                raise ValueError(f"{name}[{i}].gold must be a list of spans, got {type(spans).__name__} {spans!r:.60}")
+            for j, span in enumerate(spans):
+                if not all(hasattr(span, a) for a in ("doc", "start", "end", "grade")):
+                    raise ValueError(f"{name}[{i}].gold[{j}] must be a Span (doc, start, end, grade), got {span!r:.60}")
+        elif not hasattr(q, "qid") or not hasattr(q, "search_text"):
             raise ValueError(f"{name}[{i}] must be a Query (from load_queries), got {type(q).__name__} {q!r:.60}")
     return out
 
@@ -128,4 +147,14 @@ def ranking(name: str, value: Any, allow_empty: bool = True, example: str = "") 
     return strings(name, value, allow_empty=allow_empty, example=example)
 
 
-__all__ += ["mapping", "ranking"]
+def top_k(run: Mapping, qid: str, k: int, texts: Mapping | None = None) -> list[str]:
+    """The first ``k`` ids that ``run`` ranks for query ``qid``, checked: every query must have been retrieved,
+    and with ``texts`` every retrieved chunk must have its text (what a reader or a prompt is about to read)."""
+    if qid not in run:
+        raise ValueError(f"run has no ranking for query {qid!r}: retrieve every query first (make_run)")
+    top = ranking(f"run[{qid!r}]", run[qid])[:k]
+    if texts is not None:
+        missing = [c for c in top if c not in texts]
+        if missing:
+            raise ValueError(f"texts has no chunk {missing[0]!r} (retrieved for {qid!r}): pass every chunk's text")
+    return top

@@ -33,6 +33,7 @@ __all__ = [
     "chunk_corpus",
     "split_stats",
     "spans_to_qrels",
+    "check_size_overlap",
     "DEFAULT_SIZE",
     "DEFAULT_OVERLAP",
 ]
@@ -45,7 +46,8 @@ MAX_WINDOWS = 1_000_000
 """More windows than this is a typing mistake (a document of a million chunks), not a chunking."""
 
 
-def _check_size_overlap(size: Any, overlap: Any) -> tuple[int, int]:
+def check_size_overlap(size: Any, overlap: Any) -> tuple[int, int]:
+    """``(size, overlap)`` in words, checked: both whole numbers, ``0 <= overlap < size``."""
     size = args.whole_number("size", size, minimum=1)
     overlap = args.whole_number("overlap", overlap, minimum=0)
     if overlap >= size:
@@ -64,7 +66,7 @@ def chunk_spans(n_tokens: int, size: int, overlap: int) -> list[tuple[int, int]]
     >>> chunk_spans(10, 4, 1)
     [(0, 4), (3, 7), (6, 10)]
     """
-    size, overlap = _check_size_overlap(size, overlap)
+    size, overlap = check_size_overlap(size, overlap)
     if isinstance(n_tokens, bool) or not isinstance(n_tokens, Real) or not math.isfinite(n_tokens) or n_tokens < 1:
         raise ValueError(
             f"n_tokens must be a whole number >= 1 (an empty document has nothing to chunk), got {n_tokens!r}"
@@ -120,7 +122,7 @@ def chunk_document(doc: str, text: str, size: int = DEFAULT_SIZE, overlap: int =
     """Cut one document into word windows; chunk ids are ``"<doc>#<index>"`` from 0."""
     args.text("doc", doc)
     args.text("text", text, allow_empty=True)
-    size, overlap = _check_size_overlap(size, overlap)
+    size, overlap = check_size_overlap(size, overlap)
     words = word_spans(text)
     if not words:
         raise ValueError(f"document {doc!r} is empty: there is nothing to chunk")
@@ -137,7 +139,7 @@ def chunk_corpus(corpus: Mapping[str, Any], size: int = DEFAULT_SIZE, overlap: i
     args.mapping("corpus", corpus, example="labkit.data.load_corpus()")
     if not corpus:
         raise ValueError("corpus is empty: load it with labkit.data.load_corpus()")
-    size, overlap = _check_size_overlap(size, overlap)
+    size, overlap = check_size_overlap(size, overlap)
     for doc_id in corpus:
         if not isinstance(doc_id, str) or not doc_id.strip():
             raise ValueError(f"corpus has a document id {doc_id!r}: ids must be non-empty strings")
@@ -177,7 +179,7 @@ def split_stats(gold: Iterable[tuple[int, int, int]], size: int, overlap: int) -
     gold = args.sequence("gold", gold, example="[(1000, 240, 40), (800, 120, 30)]")
     if not gold:
         raise ValueError("gold is empty: give (doc length, answer start, answer length) tuples")
-    size, overlap = _check_size_overlap(size, overlap)
+    size, overlap = check_size_overlap(size, overlap)
     triples = []
     for i, item in enumerate(gold):
         if isinstance(item, str | bytes | Mapping) or not isinstance(item, Sequence) or len(item) != 3:
@@ -218,7 +220,7 @@ def spans_to_qrels(queries: Iterable[Any], chunks: Sequence[Chunk]) -> dict[str,
     """
     by_doc = chunks_by_doc(chunks)
     qrels: dict[str, dict[str, int]] = {}
-    for q in check_queries(queries):
+    for q in args.queries("queries", queries, example="labkit.data.load_queries()", gold=True):
         if q.qid in qrels:
             raise ValueError(f"queries holds qid {q.qid!r} twice: each query may appear once")
         judged = qrels.setdefault(q.qid, {})
@@ -251,20 +253,3 @@ def chunks_by_doc(chunks: Sequence[Chunk], name: str = "chunks") -> dict[str, li
         seen.add(c.id)
         by_doc.setdefault(c.doc, []).append(c)
     return by_doc
-
-
-def check_queries(queries: Iterable[Any], name: str = "queries") -> list[Any]:
-    """The labelled queries as a list, refusing a text, a dict or items without ``qid`` and ``gold`` spans."""
-    items = args.sequence(name, queries, example="labkit.data.load_queries()")
-    for i, q in enumerate(items):
-        if not hasattr(q, "qid") or not hasattr(q, "gold"):
-            raise ValueError(
-                f"{name}[{i}] must be a query with .qid and .gold (from load_queries), got {type(q).__name__} {q!r:.60}"
-            )
-        gold = q.gold
-        if isinstance(gold, str | bytes | Mapping) or not isinstance(gold, Iterable):
-            raise ValueError(f"{name}[{i}].gold must be a list of spans, got {type(gold).__name__} {gold!r:.60}")
-        for j, span in enumerate(gold):
-            if not all(hasattr(span, a) for a in ("doc", "start", "end", "grade")):
-                raise ValueError(f"{name}[{i}].gold[{j}] must be a Span (doc, start, end, grade), got {span!r:.60}")
-    return items

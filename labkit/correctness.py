@@ -22,35 +22,24 @@ evidence spans. Two rules, each with a known bias, so a chapter can print both a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from labkit import args
+from labkit import args, faithfulness
+from labkit.reader import says_dont_know
+from labkit.text import numbers
 
 __all__ = ["key_numbers", "reference_check", "reference_rule", "gold_context", "judge_prompts", "judged",
-           "judge_check", "rule_report", "RULES"]  # fmt: skip
+           "judge_check", "RULES"]  # fmt: skip
 
 RULES = ("first", "all")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-
-
-def _numbers(text: str) -> list[str]:
-    """Numbers in ``text``, thousands separators dropped (``200,000`` -> ``200000``; ``1.5`` stays)."""
-    out = []
-    for n in _NUMBER.findall(text):
-        groups = re.split(r"[.,]", n)
-        if "," in n and all(len(g) == 3 for g in groups[1:]):
-            n = "".join(groups)
-        out.append(n)
-    return out
 
 
 def key_numbers(reference: str, question: str = "") -> list[str]:
     """The numbers of ``reference`` that ``question`` does not contain, in order, each once."""
     reference = args.text("reference", reference)
-    asked = set(_numbers(args.text("question", question, allow_empty=True)))
-    return [n for n in dict.fromkeys(_numbers(reference)) if n not in asked]
+    asked = set(numbers(args.text("question", question, allow_empty=True)))
+    return [n for n in dict.fromkeys(numbers(reference)) if n not in asked]
 
 
 def reference_check(answer: str, reference: str, question: str = "", rule: str = "first") -> bool | None:
@@ -64,7 +53,7 @@ def reference_check(answer: str, reference: str, question: str = "", rule: str =
     keys = key_numbers(reference, question)
     if not keys:
         return None
-    stated = set(_numbers(answer))
+    stated = set(numbers(answer))
     return keys[0] in stated if rule == "first" else all(k in stated for k in keys)
 
 
@@ -106,20 +95,18 @@ def gold_context(query: Any, corpus_texts: Mapping[str, str], min_grade: int = 2
 
 
 def _declines(answer: str) -> bool:
-    from labkit.reader import says_dont_know
 
     return not answer.strip() or says_dont_know(answer)
 
 
 def judge_prompts(answer: str, query: Any, corpus_texts: Mapping[str, str]) -> list[str]:
     """The judge prompts :func:`judged` sends for ``answer`` (none for a declined or empty answer)."""
-    from labkit import faithfulness as fa
 
     answer = args.text("answer", answer, allow_empty=True)
     if _declines(answer):
         return []
     context = gold_context(query, corpus_texts)
-    return [fa.judge_prompt(context, claim) for claim in fa.split_claims(answer)]
+    return [faithfulness.judge_prompt(context, claim) for claim in faithfulness.split_claims(answer)]
 
 
 def judged(answer: str, query: Any, corpus_texts: Mapping[str, str], judge: Callable) -> Any:
@@ -127,7 +114,6 @@ def judged(answer: str, query: Any, corpus_texts: Mapping[str, str], judge: Call
 
     A declined or empty answer is ``FAIL`` with no claim judged (and no judge call).
     """
-    from labkit import faithfulness as fa
 
     answer = args.text("answer", answer, allow_empty=True)
     if not callable(judge):
@@ -135,8 +121,8 @@ def judged(answer: str, query: Any, corpus_texts: Mapping[str, str], judge: Call
             "judge must be a function judge(context, claim) -> Verdict, e.g. faithfulness.model_judge(llm)"
         )
     if _declines(answer):
-        return fa.Faithfulness((), None, "FAIL", 0, ())
-    return fa.faithfulness(answer, gold_context(query, corpus_texts), judge)
+        return faithfulness.Faithfulness((), None, "FAIL", 0, ())
+    return faithfulness.faithfulness(answer, gold_context(query, corpus_texts), judge)
 
 
 def judge_check(judge: Callable, corpus_texts: Mapping[str, str]) -> Callable[[str, Any], bool]:
@@ -152,36 +138,3 @@ def judge_check(judge: Callable, corpus_texts: Mapping[str, str]) -> Callable[[s
 
     check.__name__ = f"judge against the gold ({getattr(judge, '__name__', 'judge')})"
     return check
-
-
-def rule_report(table, rules, truth: str = "hand label"):
-    """Each rule of ``table`` measured against its ``truth`` column: one row per rule.
-
-    ``table``: one row per answer, a boolean ``truth`` column (the hand label: right or not) and one column per
-    rule holding True / False, or None where the rule cannot judge the answer (left out of its rates and
-    counted in ``left out``). Reports the share it passes, TPR (passes a right answer) and TNR (fails a
-    wrong one), each with its Wilson 95 % interval, and its accuracy.
-    """
-    import pandas as pd
-
-    from labkit import stats
-
-    if truth not in getattr(table, "columns", ()):
-        raise ValueError(f"table must have a {truth!r} column (True when the answer is right)")
-    out = []
-    for rule in args.strings("rules", rules, allow_empty=False, example='["reference number", "lexical judge"]'):
-        if rule not in table.columns:
-            raise ValueError(f"rules names {rule!r}, which is not a column of the table ({list(table.columns)})")
-        judged = table[table[rule].notna()]
-        pred, true = judged[rule].astype(bool).tolist(), judged[truth].astype(bool).tolist()
-        if not true or all(true) or not any(true):
-            raise ValueError(f"{rule!r}: its judged answers need both right and wrong ones to measure TPR and TNR")
-        tp = sum(p and t for p, t in zip(pred, true, strict=True))
-        tn = sum((not p) and (not t) for p, t in zip(pred, true, strict=True))
-        tpr, tnr = stats.wilson(tp, sum(true)), stats.wilson(tn, len(true) - sum(true))
-        out.append({"rule": rule, "judged": len(judged), "left out": len(table) - len(judged),
-                    "says pass": sum(pred) / len(pred), "truly right": sum(true) / len(true),
-                    "TPR": tpr[0], "TPR 95%": f"[{tpr[1]:.2f}, {tpr[2]:.2f}]",
-                    "TNR": tnr[0], "TNR 95%": f"[{tnr[1]:.2f}, {tnr[2]:.2f}]",
-                    "accuracy": (tp + tn) / len(judged)})  # fmt: skip
-    return pd.DataFrame(out).set_index("rule")

@@ -1,6 +1,6 @@
-"""Loaders for ``data/``: the handbook corpus, the labelled queries, TREC files.
+"""Loaders for ``data/``: the handbook corpus, the labelled queries, published tables (TREC files: ``labkit.trec``).
 
-Taught in ``00_welcome`` (the corpus) and ``03_metrics_by_hand`` (TREC files).
+Taught in ``00_welcome`` (the corpus).
 
 Every loader validates what it reads and fails with the file and line
 number, so a broken data file is found at load time, not as a strange metric.
@@ -18,15 +18,15 @@ Command line::
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from numbers import Real
 from pathlib import Path
 from typing import Any
 
 from labkit import args, data_dir
+from labkit.chunking import DEFAULT_OVERLAP, DEFAULT_SIZE, chunk_corpus
+from labkit.files import path_arg, read_text
 
 __all__ = [
     "Document",
@@ -34,15 +34,18 @@ __all__ = [
     "Query",
     "load_corpus",
     "load_queries",
-    "read_qrels",
-    "write_qrels",
-    "read_run",
-    "write_run",
+    "parse_query",
     "load_reference",
+    "SLICES",
+    "HANDBOOK_SLICES",
+    "KINDS",
+    "SPLITS",
 ]
 
-SLICES = ("easy", "hard", "real", "synthetic-easy", "synthetic-hard")
-"""The hand-written slices of queries.jsonl, then the generated sets of chapter 02 (data/synth/)."""
+HANDBOOK_SLICES = ("easy", "hard", "real")
+"""The slices of queries.jsonl (built by data/build_queries.py from data/sources/queries/)."""
+SLICES = (*HANDBOOK_SLICES, "synthetic-easy", "synthetic-hard")
+"""Every slice: the handbook's, then the generated sets of chapter 02 (data/synth/)."""
 KINDS = ("fact", "synthesis", "comparison", "multihop", "conversational")
 SPLITS = ("dev", "test")
 
@@ -65,34 +68,6 @@ class Document:
     @property
     def n_words(self) -> int:
         return len(self.text.split())
-
-
-def _check_file(path: Path, what: str, hint: str = "") -> Path:
-    """``path`` if it is an existing file; otherwise a clear error saying what it is instead."""
-    if path.is_dir():
-        raise IsADirectoryError(f"{path} is a folder, not a {what} file: give the path of the file inside it")
-    if not path.exists():
-        raise FileNotFoundError(f"{path} not found{': ' + hint if hint else ''}")
-    if not path.is_file():
-        raise ValueError(f"{path} is not a regular file: give the path of a {what} file")
-    return path
-
-
-def _read_text(path: Path, what: str, hint: str = "") -> str:
-    """The file's text, decoded as UTF-8 (a leading BOM is dropped), with no newline translation.
-
-    Bytes that are not UTF-8 (e.g. a file saved as Latin-1 or Windows-1252) give an error naming the file
-    and the line, so offsets in the text always count the characters the file holds.
-    """
-    raw = _check_file(Path(path), what, hint).read_bytes()
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        raise ValueError(
-            f"{path}:{line}: byte {raw[err.start]:#04x} is not UTF-8 (the file looks saved as Latin-1 or "
-            "Windows-1252): re-save it as UTF-8"
-        ) from None
 
 
 def _stamp(path: Path) -> tuple[int, int]:
@@ -119,7 +94,7 @@ def _load_corpus(folder: str, stamp: tuple = ()) -> tuple[Document, ...]:
         raise FileNotFoundError(f"no documents in {path}: the handbook should hold ~40 Markdown files")
     docs = []
     for f in files:
-        text = _read_text(f, "document")
+        text = read_text(f, "document")
         if not text.strip():
             raise ValueError(f"{f.name}: the document is empty")
         if "\r" in text:
@@ -132,14 +107,8 @@ def _load_corpus(folder: str, stamp: tuple = ()) -> tuple[Document, ...]:
 
 def load_corpus(folder: str | Path | None = None) -> dict[str, Document]:
     """The handbook as ``{doc_id: Document}``, sorted by id (cached after the first call)."""
-    folder = _path_arg("folder", folder) if folder is not None else data_dir() / "handbook"
+    folder = path_arg("folder", folder) if folder is not None else data_dir() / "handbook"
     return {d.id: d for d in _load_corpus(str(folder), _folder_stamp(folder))}
-
-
-def _path_arg(name: str, value: Any) -> Path:
-    if isinstance(value, bool) or not isinstance(value, str | Path) or not str(value).strip():
-        raise ValueError(f"{name} must be a path (a string or pathlib.Path), got {type(value).__name__} {value!r:.60}")
-    return Path(value)
 
 
 # ---------------------------------------------------------------- queries
@@ -217,6 +186,15 @@ def _parse_query(line: str, where: str, corpus: Mapping[str, Document]) -> Query
         obj = json.loads(line)
     except json.JSONDecodeError as err:
         raise ValueError(f"{where}: malformed JSON ({err.msg}, column {err.colno})") from None
+    return parse_query(obj, where, corpus)
+
+
+def parse_query(obj: Any, where: str, corpus: Mapping[str, Document]) -> Query:
+    """One labelled query from its JSON object, every field checked: the one definition of a valid query.
+
+    ``where`` (``"queries.jsonl:7"``) starts every error message. ``data/build_queries.py`` checks each query it
+    builds from the quote-based sources with this same function, so the sources and the file cannot disagree.
+    """
     if not isinstance(obj, dict):
         raise ValueError(f"{where}: each line must be a JSON object")
     for key in ("qid", "question", "answer", "slice", "kind", "split", "gold"):
@@ -267,7 +245,7 @@ def _load_queries(path: str, corpus_folder: str, stamp: tuple = ()) -> tuple[Que
     corpus = load_corpus(corpus_folder)
     out, seen = [], {}
     p = Path(path)
-    text = _read_text(p, "queries (.jsonl)", "build it with `python data/build_queries.py`")
+    text = read_text(p, "queries (.jsonl)", "build it with `python data/build_queries.py`")
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -291,148 +269,11 @@ def load_queries(slice: str | None = None, split: str | None = None, path: str |
         raise ValueError(f"slice must be one of {SLICES} or None, got {slice!r}")
     if split is not None and split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS} or None, got {split!r}")
-    path = _path_arg("path", path) if path is not None else data_dir() / "queries.jsonl"
+    path = path_arg("path", path) if path is not None else data_dir() / "queries.jsonl"
     folder = data_dir() / "handbook"
     stamp = (_stamp(path) if path.is_file() else (), _folder_stamp(folder))
     rows = _load_queries(str(path), str(folder), stamp)
     return [q for q in rows if (slice is None or q.slice == slice) and (split is None or q.split == split)]
-
-
-# ---------------------------------------------------------------- TREC files
-
-
-def _trec_lines(path: Path, n_fields: int, what: str):
-    text = _read_text(path, f"TREC {what}")
-    if not text.strip():
-        raise ValueError(f"{path}: the file is empty (a {what} file has one line per {_UNIT[what]})")
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        parts = line.split()
-        if len(parts) != n_fields:
-            raise ValueError(f"{path}:{n}: a {what} line has {n_fields} fields, found {len(parts)}: {line!r}")
-        yield n, parts
-
-
-_UNIT = {"qrels": "judged (query, document) pair", "run": "retrieved (query, document) pair"}
-
-
-def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
-    """Read a TREC qrels file (``qid 0 doc grade`` per line) into ``{qid: {doc: grade}}``."""
-    path = _path_arg("path", path)
-    qrels: dict[str, dict[str, int]] = {}
-    for n, (qid, _, doc, grade) in _trec_lines(path, 4, "qrels"):
-        try:
-            g = int(grade)
-        except ValueError:
-            raise ValueError(f"{path}:{n}: grade {grade!r} is not a whole number") from None
-        if doc in qrels.setdefault(qid, {}):
-            raise ValueError(f"{path}:{n}: qid {qid} judges doc {doc} twice")
-        qrels[qid][doc] = g
-    return qrels
-
-
-def _trec_id(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not value or any(c.isspace() for c in value):
-        raise ValueError(
-            f"{where}: id {value!r} must be a non-empty string without whitespace, which TREC files cannot hold"
-        )
-    return value
-
-
-def _grade(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value != int(value):
-        raise ValueError(f"{where} = {value!r}: TREC grades are whole numbers")
-    return int(value)
-
-
-def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: str | Path) -> None:
-    """Write ``{qid: {doc: grade}}`` as a TREC qrels file, sorted by qid then doc.
-
-    Ids must be strings without whitespace and grades whole numbers, so the file reads back unchanged.
-    """
-    args.mapping("qrels", qrels, example='{"q1": {"doc-a": 2}}')
-    path = _path_arg("path", path)
-    lines = []
-    for qid in qrels:
-        _trec_id(qid, "qrels")
-        args.mapping(f"qrels[{qid!r}]", qrels[qid], example='{"doc-a": 2}')
-    for qid in sorted(qrels):
-        for doc in qrels[qid]:
-            _trec_id(doc, f"qrels[{qid!r}]")
-        for doc in sorted(qrels[qid]):
-            grade = _grade(qrels[qid][doc], f"qrels[{qid!r}][{doc!r}]")
-            lines.append(f"{qid} 0 {doc} {grade}")
-    if not lines:
-        raise ValueError("qrels holds no judgement: there is nothing to write")
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def read_run(path: str | Path) -> dict[str, dict[str, float]]:
-    """Read a TREC run file (``qid Q0 doc rank score tag``) into ``{qid: {doc: score}}``."""
-    path = _path_arg("path", path)
-    run: dict[str, dict[str, float]] = {}
-    for n, (qid, _, doc, _rank, score, _tag) in _trec_lines(path, 6, "run"):
-        try:
-            s = float(score)
-        except ValueError:
-            raise ValueError(f"{path}:{n}: score {score!r} is not a number") from None
-        if math.isnan(s):
-            raise ValueError(f"{path}:{n}: score is NaN")
-        if math.isinf(s):
-            raise ValueError(f"{path}:{n}: score {score!r} is infinite: scores must be finite numbers")
-        if doc in run.setdefault(qid, {}):
-            raise ValueError(f"{path}:{n}: qid {qid} retrieves doc {doc} twice")
-        run[qid][doc] = s
-    return run
-
-
-def _score_text(score: float) -> str:
-    """The shortest text that reads back as exactly ``score`` (``repr``), ``5`` rather than ``5.0``."""
-    text = repr(score)
-    return text[:-2] if text.endswith(".0") else text
-
-
-def write_run(run: Mapping[str, Any], path: str | Path, tag: str = "labkit") -> None:
-    """Write a run as a TREC run file, ranks in trec_eval's order.
-
-    ``run`` is ``{qid: {doc: score}}`` (sorted by score descending, then doc
-    id descending) or ``{qid: [doc, ...]}`` (already ranked; scores written
-    as ``n - rank + 1`` so re-reading keeps the order). Scores are written at
-    full precision (the shortest decimal that reads back as the same float),
-    so two near-tied scores keep their order when the file is read again; they
-    must be finite. Ids must be strings without whitespace.
-    """
-    args.mapping("run", run, example='{"q1": {"doc-a": 0.9}} or {"q1": ["doc-a", "doc-b"]}')
-    path = _path_arg("path", path)
-    if not isinstance(tag, str) or not tag or any(c.isspace() for c in tag):
-        raise ValueError(f"tag must be one word with no spaces, got {tag!r}")
-    if not run:
-        raise ValueError("run is empty: there is nothing to write")
-    for qid in run:
-        _trec_id(qid, "run")
-    lines = []
-    for qid in sorted(run):
-        ranking = run[qid]
-        if isinstance(ranking, Mapping):
-            for doc, score in ranking.items():
-                _trec_id(doc, f"run[{qid!r}]")
-                args.finite_number(f"run[{qid!r}][{doc!r}]", score)
-            items = sorted(((d, float(s)) for d, s in ranking.items()), key=lambda kv: (kv[1], kv[0]), reverse=True)
-        elif isinstance(ranking, Sequence) and not isinstance(ranking, str | bytes):
-            ranking = args.ranking(f"run[{qid!r}]", ranking)
-            if len(set(ranking)) != len(ranking):
-                raise ValueError(f"run[{qid!r}] lists a doc twice: de-duplicate it first")
-            for doc in ranking:
-                _trec_id(doc, f"run[{qid!r}]")
-            items = [(doc, float(len(ranking) - i)) for i, doc in enumerate(ranking)]
-        else:
-            raise ValueError(f"run[{qid!r}] must be a {{doc: score}} dict or a ranked list")
-        for rank, (doc, score) in enumerate(items, start=1):
-            lines.append(f"{qid} Q0 {doc} {rank} {_score_text(score)} {tag}")
-    if not lines:
-        raise ValueError("run retrieves no document for any query: there is nothing to write")
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def load_reference(name: str):
@@ -455,8 +296,6 @@ def load_reference(name: str):
 def stats_text() -> str:
     """The ``--stats`` report: documents, words, chunks, and queries by slice x kind x split."""
     from collections import Counter
-
-    from labkit.chunking import DEFAULT_OVERLAP, DEFAULT_SIZE, chunk_corpus
 
     corpus = load_corpus()
     queries = load_queries()

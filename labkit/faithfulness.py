@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from labkit import args
+from labkit.llm import parse_json
 
 __all__ = [
     "VERDICTS",
@@ -39,6 +40,7 @@ __all__ = [
     "relevance_prompt",
     "judge_relevance",
     "atomic_claims",
+    "always_supported",
 ]
 
 VERDICTS = ("supported", "unsupported", "contradicted")
@@ -132,7 +134,6 @@ def quote_in_context(quote: str, context: str) -> bool:
 
 def judge_claim(context: str, claim: str, llm: Any, guard: bool = False) -> Verdict:
     """Ask ``llm`` for the verdict on one claim. Malformed replies become a Verdict with ``error`` set."""
-    from labkit.llm import parse_json
 
     prompt = judge_prompt(context, claim)
     reply = llm(prompt, schema=JUDGE_SCHEMA, max_tokens=JUDGE_MAX_TOKENS)
@@ -226,7 +227,6 @@ def relevance_prompt(question: str, answer: str) -> str:
 
 def judge_relevance(question: str, answer: str, llm: Any) -> bool | None:
     """The model's relevance verdict, or None when its reply is malformed (count those)."""
-    from labkit.llm import parse_json
 
     try:
         value = parse_json(
@@ -252,7 +252,6 @@ ATOMIC_SCHEMA = {
 
 def atomic_claims(answer: str, llm: Any) -> list[str] | None:
     """The model's atomic claims for ``answer``, or None when its reply is malformed."""
-    from labkit.llm import parse_json
 
     prompt = ATOMIC_PROMPT.format(answer=args.text("answer", answer).strip())
     reply = llm(prompt, schema=ATOMIC_SCHEMA, max_tokens=ATOMIC_MAX_TOKENS)
@@ -263,3 +262,8 @@ def atomic_claims(answer: str, llm: Any) -> list[str] | None:
     if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
         return None
     return [c.strip() for c in claims if c.strip()]
+
+
+def always_supported(context: str, claim: str) -> Verdict:
+    """The judge that says "supported" to everything: what accuracy alone would reward."""
+    return Verdict(claim, "supported")

@@ -25,9 +25,12 @@ from numbers import Real
 from typing import Any
 
 from labkit import args
+from labkit.metrics import compare_runs
 
-__all__ = ["rrf", "explain_rrf", "combsum", "fuse_runs", "hybrid_table"]
+__all__ = ["rrf", "explain_rrf", "combsum", "fuse_runs", "hybrid_table", "check_c", "check_weights", "DEFAULT_C"]
 
+DEFAULT_C = 60
+"""RRF's constant as Cormack et al. (2009) set it (their ``k``): every labkit default, one source."""
 MAX_C = 1_000_000
 """Beyond this, ``1 / (c + rank)`` differs between neighbouring ranks by less than the ties are rounded to."""
 
@@ -55,7 +58,8 @@ def _check_rankings(rankings: Sequence[Sequence[str]]) -> list[list[str]]:
     return out
 
 
-def _check_weights(weights: Sequence[float] | None, n: int) -> list[float]:
+def check_weights(weights: Sequence[float] | None, n: int) -> list[float]:
+    """One weight >= 0 per ranking (None: all 1.0), not all 0."""
     if weights is None:
         return [1.0] * n
     weights = args.sequence("weights", weights, example="[1.0, 0.5]")
@@ -76,7 +80,8 @@ def _is_real(x: Any) -> bool:
     return isinstance(x, Real) and not isinstance(x, bool)
 
 
-def _check_c(c: Any) -> float:
+def check_c(c: Any) -> float:
+    """RRF's constant ``c`` (the paper's ``k``): a finite number, 0 <= c <= MAX_C."""
     if isinstance(c, bool) or not _is_real(c) or math.isnan(c) or c < 0:
         raise ValueError(f"c must be a number >= 0 (the paper uses 60), got {c!r}")
     if math.isinf(c) or c > MAX_C:
@@ -107,7 +112,7 @@ def _order(score: Mapping[str, float], top_n: int | None) -> list[str]:
 
 def rrf(
     rankings: Sequence[Sequence[str]],
-    c: float = 60,
+    c: float = DEFAULT_C,
     top_n: int | None = None,
     weights: Sequence[float] | None = None,
 ) -> tuple[list[str], dict[str, float]]:
@@ -125,8 +130,8 @@ def rrf(
     ['D7', 'D4', 'D2', 'D3', 'D9']
     """
     lists = _check_rankings(rankings)
-    w = _check_weights(weights, len(lists))
-    c = _check_c(c)
+    w = check_weights(weights, len(lists))
+    c = check_c(c)
     top_n = _check_top_n(top_n)
     parts: dict[str, list[float]] = {}
     for ranking, weight in zip(lists, w, strict=True):
@@ -141,7 +146,7 @@ def rrf(
 
 def explain_rrf(
     rankings: Mapping[str, Sequence[str]],
-    c: float = 60,
+    c: float = DEFAULT_C,
     weights: Sequence[float] | None = None,
     top_n: int = 5,
     also: Sequence[str] = (),
@@ -165,10 +170,10 @@ def explain_rrf(
         if not isinstance(name, str) or not name:
             raise ValueError(f"rankings must be keyed by retriever names (non-empty strings), got {name!r}")
     lists = _check_rankings([rankings[name] for name in names])
-    w = _check_weights(weights, len(lists))
+    w = check_weights(weights, len(lists))
     top_n = args.whole_number("top_n", top_n)
     extra = args.ranking("also", also, example='["hr-parental-leave#5"]')
-    c = _check_c(c)
+    c = check_c(c)
     fused, score = rrf(lists, c=c, weights=w)
     place = {doc: i for i, doc in enumerate(fused, start=1)}
     shown = list(dict.fromkeys([*fused[:top_n], *extra]))
@@ -208,7 +213,7 @@ def combsum(
                 raise ValueError(f"scored[{i}] has a document id {doc!r}: ids must be non-empty strings")
             args.finite_number(f"scored[{i}][{doc!r}]", s)
         checked.append({doc: float(s) for doc, s in run.items()})
-    w = _check_weights(weights, len(checked))
+    w = check_weights(weights, len(checked))
     top_n = _check_top_n(top_n)
     parts: dict[str, list[float]] = {}
     for run, weight in zip(checked, w, strict=True):
@@ -224,7 +229,7 @@ def combsum(
 
 def fuse_runs(
     runs: Sequence[Mapping[str, Sequence[str]]],
-    c: float = 60,
+    c: float = DEFAULT_C,
     weights: Sequence[float] | None = None,
     top_n: int | None = 10,
 ) -> dict[str, list[str]]:
@@ -238,8 +243,8 @@ def fuse_runs(
         raise ValueError("runs is empty: give e.g. [bm25_run, dense_run]")
     for i, run in enumerate(runs):
         args.mapping(f"runs[{i}]", run, example='{"q1": ["D7", "D2"]}')
-    w = _check_weights(weights, len(runs))
-    c = _check_c(c)
+    w = check_weights(weights, len(runs))
+    c = check_c(c)
     top_n = _check_top_n(top_n)
     active = [(i, run, wi) for i, (run, wi) in enumerate(zip(runs, w, strict=True)) if wi > 0]
     qids = sorted(set().union(*(run for _, run, _ in active)), key=str)
@@ -255,7 +260,7 @@ def hybrid_table(
     runs: Mapping[str, Mapping[str, Sequence[str]]],
     qrels: Mapping[str, Mapping[str, int]],
     groups: Mapping[str, str],
-    c: float = 60,
+    c: float = DEFAULT_C,
     weights: Sequence[float] | None = None,
     k: int = 10,
     metrics: Sequence[str] = ("R@10", "nDCG@10"),
@@ -265,7 +270,6 @@ def hybrid_table(
     ``runs``: ``{name: {qid: [doc, ...]}}``, ideally deeper than ``k`` (fusion
     can lift a document from rank 30 of one list into the top ``k``).
     """
-    from labkit.metrics import compare_runs
 
     k = args.whole_number("k", k)
     args.mapping("runs", runs, example='{"bm25": bm25_run, "dense": dense_run}')

@@ -20,7 +20,10 @@ from functools import lru_cache
 from typing import Any
 
 from labkit import args, metrics
-from labkit.chunking import Chunk, _check_size_overlap, check_queries, chunk_corpus, chunks_by_doc, spans_to_qrels
+from labkit.chunking import Chunk, check_size_overlap, chunk_corpus, chunks_by_doc, spans_to_qrels
+from labkit.embeddings import default_model
+from labkit.fusion import fuse_runs
+from labkit.retrieval import BM25Retriever, DenseRetriever, make_run
 
 __all__ = ["ChunkGrid", "gold_split_rate", "evidence_recall"]
 
@@ -35,7 +38,7 @@ def gold_split_rate(queries: Iterable[Any], chunks: Sequence[Chunk], min_grade: 
     an error, not a "split").
     """
     min_grade = args.whole_number("min_grade", min_grade, minimum=1, maximum=3)
-    queries = check_queries(queries)
+    queries = args.queries("queries", queries, example="labkit.data.load_queries()", gold=True)
     by_doc = chunks_by_doc(chunks)
     spans = [s for q in queries for s in q.gold if s.grade >= min_grade]
     if not spans:
@@ -62,16 +65,14 @@ def evidence_recall(
     k = args.whole_number("k", k)
     min_grade = args.whole_number("min_grade", min_grade, minimum=1, maximum=3)
     args.mapping("run", run, example="make_run(retriever, queries, 10)")
-    queries = check_queries(queries)
+    queries = args.queries("queries", queries, example="labkit.data.load_queries()", gold=True)
     by_id = {c.id: c for doc_chunks in chunks_by_doc(chunks).values() for c in doc_chunks}
     out = {}
     for q in queries:
         spans = [s for s in q.gold if s.grade >= min_grade]
         if not spans:
             continue
-        if q.qid not in run:
-            raise ValueError(f"run has no ranking for query {q.qid!r}: retrieve every query first (make_run)")
-        ranked = args.ranking(f"run[{q.qid!r}]", run[q.qid])[:k]
+        ranked = args.top_k(run, q.qid, k)
         unknown = [d for d in ranked if d not in by_id]
         if unknown:
             raise ValueError(f"run[{q.qid!r}] ranks chunk {unknown[0]!r}, which is not in chunks: same chunking?")
@@ -98,7 +99,7 @@ class ChunkGrid:
         if not retrievers:
             raise ValueError('retrievers is empty: give e.g. ("bm25", "dense")')
         retrievers = list(dict.fromkeys(retrievers))
-        queries = check_queries(queries)
+        queries = args.queries("queries", queries, example="labkit.data.load_queries()", gold=True)
         if not queries:
             raise ValueError("queries is empty: load them with labkit.data.load_queries()")
         qids = [q.qid for q in queries]
@@ -115,14 +116,10 @@ class ChunkGrid:
 
     def _query_vectors(self):
         if self._qvecs is None:
-            from labkit.embeddings import default_model
-
             self._qvecs = default_model().encode([q.search_text for q in self.queries])
         return self._qvecs
 
     def _build(self, size: int, overlap: int, depth: int = DEPTH):
-        from labkit.fusion import fuse_runs
-        from labkit.retrieval import BM25Retriever, DenseRetriever, make_run
 
         chunks = chunk_corpus(self.corpus, size, overlap)
         qids = [q.qid for q in self.queries]
@@ -133,11 +130,11 @@ class ChunkGrid:
             hits = DenseRetriever(chunks).search_vectors(self._query_vectors(), depth)
             runs["dense"] = {qid: [d for d, _ in h] for qid, h in zip(qids, hits, strict=True)}
         if "hybrid" in self.retrievers:
-            runs["hybrid"] = fuse_runs([runs["bm25"], runs["dense"]], c=60, top_n=depth)
+            runs["hybrid"] = fuse_runs([runs["bm25"], runs["dense"]], top_n=depth)
         return chunks, spans_to_qrels(self.queries, chunks), {r: runs[r] for r in self.retrievers}
 
     def _get(self, size: int, overlap: int):
-        size, overlap = _check_size_overlap(size, overlap)
+        size, overlap = check_size_overlap(size, overlap)
         return self._built(size, overlap)
 
     def _check_k(self, k: Any) -> int:
@@ -208,7 +205,7 @@ class ChunkGrid:
     def by_slice(
         self,
         sizes: Sequence[int],
-        overlap_fractions: Sequence[float],
+        overlap_shares: Sequence[float],
         column: str = "ER@k dense",
         k: int | Mapping[int, int] = 10,
     ):
@@ -220,7 +217,7 @@ class ChunkGrid:
         import pandas as pd
 
         rows = {}
-        for size, overlap, kk in self._configs(sizes, overlap_fractions, k):
+        for size, overlap, kk in self._configs(sizes, overlap_shares, k):
             frame = self.per_query(size, overlap, kk)
             if column == "slice" or column not in frame.columns:
                 have = [c for c in frame.columns if c != "slice"]
@@ -232,19 +229,17 @@ class ChunkGrid:
         return out
 
     def _configs(
-        self, sizes: Sequence[int], overlap_fractions: Sequence[float], k: int | Mapping[int, int]
+        self, sizes: Sequence[int], overlap_shares: Sequence[float], k: int | Mapping[int, int]
     ) -> list[tuple[int, int, int]]:
         """``(size, overlap, k)`` for every size x overlap fraction, with the arguments checked."""
         sizes = [args.whole_number(f"sizes[{i}]", v) for i, v in enumerate(args.sequence("sizes", sizes))]
-        fracs = args.sequence("overlap_fractions", overlap_fractions, example="(0.0, 0.25, 0.5)")
-        fracs = [args.finite_number(f"overlap_fractions[{i}]", v, minimum=0) for i, v in enumerate(fracs)]
+        fracs = args.sequence("overlap_shares", overlap_shares, example="(0.0, 0.25, 0.5)")
+        fracs = [args.finite_number(f"overlap_shares[{i}]", v, minimum=0) for i, v in enumerate(fracs)]
         for i, f in enumerate(fracs):
             if f >= 1:
-                raise ValueError(f"overlap_fractions[{i}] must be < 1 (a share of the size), got {f:g}")
+                raise ValueError(f"overlap_shares[{i}] must be < 1 (a share of the size), got {f:g}")
         if not sizes or not fracs:
-            raise ValueError(
-                "sizes and overlap_fractions must each hold at least one value, e.g. (64, 128), (0.0, 0.25)"
-            )
+            raise ValueError("sizes and overlap_shares must each hold at least one value, e.g. (64, 128), (0.0, 0.25)")
         if isinstance(k, Mapping):
             missing = [size for size in sizes if size not in k]
             if missing:
@@ -257,7 +252,7 @@ class ChunkGrid:
     def table(
         self,
         sizes: Sequence[int],
-        overlap_fractions: Sequence[float],
+        overlap_shares: Sequence[float],
         k: int | Mapping[int, int] = 10,
         slice: str = "all",
     ):
@@ -270,7 +265,7 @@ class ChunkGrid:
         import pandas as pd
 
         rows = []
-        for size, overlap, kk in self._configs(sizes, overlap_fractions, k):
+        for size, overlap, kk in self._configs(sizes, overlap_shares, k):
             table = self.evaluate(size, overlap, kk, evidence=True)
             if slice not in table.index:
                 raise ValueError(f"slice must be one of {list(table.index)}, got {slice!r}")

@@ -1,4 +1,4 @@
-"""Figures. With ``widgets``, the only module that imports matplotlib.
+"""Figures: with the ``widgets`` package, the UI part of labkit, the only modules that import matplotlib.
 
 Every function takes plain arguments, draws one figure and returns it, so a
 notebook can call it directly before a widget wraps it.

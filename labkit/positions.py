@@ -20,7 +20,7 @@ deterministic readers ship here as **controls, not as language models**:
   cuts the prompt: a cliff, not a U.
 
 Plug a language model in by passing a callable that prompts it with the
-question and the numbered passages; :mod:`labkit.position_study` runs the
+question and the numbered passages; :mod:`labkit.studies.position_study` runs the
 chapter's study with one (closed-book and oracle baselines, a no-gold floor,
 the "best at both ends" reordering, Wilson intervals).
 """
@@ -33,7 +33,7 @@ from numbers import Real
 from typing import Any
 
 from labkit import args
-from labkit.chunking import Chunk, check_queries
+from labkit.chunking import Chunk, chunks_by_doc
 from labkit.text import jaccard, terms
 
 __all__ = ["LexicalReader", "TruncatingReader", "visible_passages", "build_contexts", "position_accuracy"]
@@ -123,10 +123,9 @@ def build_contexts(
     run's grade-0 chunks when the gold is not in the run), so among the gold and its first ``m`` distractors
     the retriever ranks the gold at ``min(1 + nonrelevant_above, m + 1)``.
     """
-    from labkit.chunking import chunks_by_doc
 
     n_docs = args.whole_number("n_docs", n_docs, minimum=2)
-    queries = check_queries(queries)
+    queries = args.queries("queries", queries, example="labkit.data.load_queries()", gold=True)
     by_id = {c.id: c for doc_chunks in chunks_by_doc(chunks).values() for c in doc_chunks}
     args.mapping("qrels", qrels, example="spans_to_qrels(queries, chunks)")
     args.mapping("run", run, example="make_run(retriever, queries, 60)")

@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from labkit import args
+from labkit import args, embeddings
 from labkit.chunking import Chunk
+from labkit.fusion import DEFAULT_C, check_c, check_weights, rrf
 
 __all__ = ["BM25Retriever", "DenseRetriever", "HybridRetriever", "make_run", "side_by_side"]
 
@@ -45,7 +46,7 @@ def _check_k(k: Any, name: str = "k") -> int:
     return args.whole_number(name, k)
 
 
-def _check_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
+def check_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
     chunks = args.sequence("chunks", chunks, example="chunk_corpus(load_corpus())")
     if not chunks:
         raise ValueError("the retriever needs at least one chunk: chunk the corpus first (chunking.chunk_corpus)")
@@ -84,7 +85,7 @@ class BM25Retriever:
         import bm25s
         import Stemmer
 
-        self.chunks = _check_chunks(chunks)
+        self.chunks = check_chunks(chunks)
         self.ids = [c.id for c in self.chunks]
         k1 = args.finite_number("k1", k1, minimum=0, hint="BM25's term-frequency saturation, usually 1.2-2.0")
         b = args.finite_number("b", b, minimum=0, maximum=1, hint="BM25's length normalisation, usually 0.75")
@@ -128,9 +129,8 @@ class DenseRetriever:
     name = "dense"
 
     def __init__(self, chunks: Sequence[Chunk], model: Any = None):
-        from labkit import embeddings
 
-        self.chunks = _check_chunks(chunks)
+        self.chunks = check_chunks(chunks)
         self.ids = [c.id for c in self.chunks]
         self.model = model or embeddings.default_model()
         self.vectors = embeddings.cached_embeddings(self.ids, [c.text for c in self.chunks], self.model)
@@ -179,9 +179,8 @@ class HybridRetriever:
     name = "hybrid"
 
     def __init__(
-        self, retrievers: Sequence[Any], c: float = 60, weights: Sequence[float] | None = None, depth: int = 100
+        self, retrievers: Sequence[Any], c: float = DEFAULT_C, weights: Sequence[float] | None = None, depth: int = 100
     ):
-        from labkit.fusion import _check_c, _check_weights
 
         retrievers = args.sequence("retrievers", retrievers, example="[BM25Retriever(chunks), DenseRetriever(chunks)]")
         if not retrievers:
@@ -192,12 +191,11 @@ class HybridRetriever:
                     f"retrievers[{i}] must be a retriever with search_many(queries, k), got {type(r).__name__}"
                 )
         self.retrievers = retrievers
-        self.weights = _check_weights(weights, len(self.retrievers))
-        self.c = _check_c(c)
+        self.weights = check_weights(weights, len(self.retrievers))
+        self.c = check_c(c)
         self.depth = _check_k(depth, "depth")
 
     def fuse(self, rankings: Sequence[Sequence[str]], k: int) -> list[Hit]:
-        from labkit.fusion import rrf
 
         fused, score = rrf(rankings, c=self.c, top_n=k, weights=self.weights)
         return [(d, score[d]) for d in fused]

@@ -198,12 +198,7 @@ def rag_prompts(
     args.mapping("texts", texts, example="{chunk.id: chunk.text for chunk in chunks}")
     out = []
     for q in queries:
-        if q.qid not in run:
-            raise ValueError(f"run has no ranking for query {q.qid!r}: retrieve every query first (make_run)")
-        top = args.ranking(f"run[{q.qid!r}]", run[q.qid])[:k]
-        missing = [c for c in top if c not in texts]
-        if missing:
-            raise ValueError(f"texts has no chunk {missing[0]!r} (retrieved for {q.qid!r}): pass every chunk's text")
+        top = args.top_k(run, q.qid, k, texts)
         passages = "\n\n".join(f"[{i}] {texts[c]}" for i, c in enumerate(top, start=1))
         out.append(
             "Answer the question using only the numbered passages; say so if they do not contain the answer.\n\n"

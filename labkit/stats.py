@@ -4,8 +4,10 @@ Taught in 06_faithfulness; the intervals are used by every chapter that compares
 
 - :func:`bootstrap_ci` — percentile bootstrap of a statistic over items (Efron & Tibshirani 1993), seeded.
 - :func:`wilson` — the Wilson score interval of a proportion (Wilson 1927), good at small n and near 0 or 1.
-- :func:`judge_rates` — a binary judge against hand labels: TPR (true passes it calls pass), TNR (true fails it
-  calls fail), accuracy, and the counts behind each.
+- :func:`judge_rates` — a binary judge against reference labels: TPR (true passes it calls pass), TNR (true fails
+  it calls fail), accuracy, and the counts behind each.
+- :func:`judge_report` — the same for every judge column of a table, each rate with its interval (Wilson by
+  default): the one judge-vs-labels report of chapters 02, 06, 07 and 09.
 - :func:`rogan_gladen` — the pass rate corrected for the judge's errors (Rogan & Gladen 1978):
   ``θ = (p_obs + TNR − 1) / (TPR + TNR − 1)``, clipped to [0, 1]; undefined when ``TPR + TNR <= 1`` (a judge no
   better than a coin says nothing about the true rate).
@@ -27,6 +29,7 @@ __all__ = [
     "bootstrap_ci",
     "wilson",
     "judge_rates",
+    "judge_report",
     "rogan_gladen",
     "corrected_rate_ci",
     "fmt_ci",
@@ -80,7 +83,7 @@ def wilson(successes: int, n: int, level: float = 0.95) -> tuple[float, float, f
 
 
 def judge_rates(predicted_pass: Sequence[bool], true_pass: Sequence[bool]) -> dict[str, Any]:
-    """TPR, TNR and accuracy of a pass/fail judge against hand labels, with the counts behind them.
+    """TPR, TNR and accuracy of a pass/fail judge against reference labels, with the counts behind them.
 
     TPR = P(judge says pass | truly pass); TNR = P(judge says fail | truly fail). A rate with no items behind
     it (no true fails in the labels, say) is None, never NaN.
@@ -95,10 +98,95 @@ def judge_rates(predicted_pass: Sequence[bool], true_pass: Sequence[bool]) -> di
         "TPR": tp / pos if pos else None,
         "TNR": tn / neg if neg else None,
         "accuracy": (tp + tn) / len(true),
+        "tp": tp,
+        "tn": tn,
         "n_pass": pos,
         "n_fail": neg,
         "n": len(true),
     }
+
+
+INTERVALS = ("wilson", "bootstrap")
+MISSING = ("fail", "skip")
+
+
+def _rate_ci(hits: int, n: int, interval: str, n_boot: int, seed: int) -> tuple[float, float, float]:
+    if interval == "wilson":
+        return wilson(hits, n)
+    return bootstrap_ci([1.0] * hits + [0.0] * (n - hits), n=n_boot, seed=seed)
+
+
+def judge_report(
+    table: Any,
+    judges: Sequence[str],
+    truth: str,
+    passes: Any = True,
+    missing: str = "fail",
+    interval: str = "wilson",
+    n_boot: int = 2000,
+    seed: int = SEED,
+) -> Any:
+    """Each judge column of ``table`` against its ``truth`` column: one row per judge.
+
+    A *judge* is anything that says pass or fail: a model judge, a rule, a rater with a threshold. ``table`` has
+    one row per item; an item *truly passes* when its ``truth`` value equals ``passes`` (``True``, or a label
+    such as ``"supported"``), and a judge *says pass* when its value equals ``passes`` too. A judge value that is
+    None / NaN is either an unreadable reply that counts as *failing* the item (``missing="fail"``: a judge
+    error, counted in ``errors``), or an item the judge cannot judge, left out of its rates (``"skip"``: counted in
+    ``left out``; a reference rule with no key number).
+
+    Reports ``judged`` (items in the rates), ``says pass``, ``truly pass``, TPR = P(says pass | truly pass),
+    TNR = P(says fail | truly fail), each with its 95 % interval (``interval="wilson"``, the default: the Wilson
+    score interval, right for a proportion even at 0/n or n/n; ``"bootstrap"`` resamples the items), the counts
+    behind them (``TPR n`` = ``35/49``), Youden's J = TPR + TNR − 1 (0 for a coin, 1 for a perfect judge: the
+    denominator of the Rogan–Gladen correction) and the accuracy.
+    """
+    import pandas as pd
+
+    if not isinstance(table, pd.DataFrame):
+        raise ValueError(f"table must be a pandas DataFrame with one row per item, got {type(table).__name__}")
+    if truth not in table.columns:
+        raise ValueError(f"truth names {truth!r}, which is not a column of the table ({list(table.columns)})")
+    judges = args.strings("judges", judges, allow_empty=False, unique=True, example='["lexical", "1.5B"]')
+    if missing not in MISSING:
+        raise ValueError(f"missing must be one of {MISSING} ('fail': a judge error fails the item), got {missing!r}")
+    if interval not in INTERVALS:
+        raise ValueError(f"interval must be one of {INTERVALS} (wilson for a proportion), got {interval!r}")
+    if table[truth].isna().any():
+        raise ValueError(f"the {truth!r} column has missing labels: label every item or drop the unlabelled ones")
+    rows = []
+    for name in judges:
+        if name not in table.columns:
+            raise ValueError(f"judges names {name!r}, which is not a column of the table ({list(table.columns)})")
+        absent = table[name].isna()
+        kept = table[~absent] if missing == "skip" else table
+        true = (kept[truth] == passes).tolist()
+        pred = [(not pd.isna(v)) and v == passes for v in kept[name]]
+        if all(true) or not any(true):
+            raise ValueError(
+                f"{name!r}: the labels of its judged items need both passes and fails to measure TPR and TNR"
+            )
+        r = judge_rates(pred, true)
+        tpr = _rate_ci(r["tp"], r["n_pass"], interval, n_boot, seed)
+        tnr = _rate_ci(r["tn"], r["n_fail"], interval, n_boot, seed)
+        rows.append(
+            {
+                "judge": name,
+                "judged": r["n"],
+                "left out" if missing == "skip" else "errors": int(absent.sum()),
+                "says pass": sum(pred) / r["n"],
+                "truly pass": r["n_pass"] / r["n"],
+                "TPR": tpr[0],
+                "TPR 95%": f"[{tpr[1]:.2f}, {tpr[2]:.2f}]",
+                "TPR n": f"{r['tp']}/{r['n_pass']}",
+                "TNR": tnr[0],
+                "TNR 95%": f"[{tnr[1]:.2f}, {tnr[2]:.2f}]",
+                "TNR n": f"{r['tn']}/{r['n_fail']}",
+                "J": tpr[0] + tnr[0] - 1,
+                "accuracy": r["accuracy"],
+            }
+        )
+    return pd.DataFrame(rows).set_index("judge")
 
 
 def rogan_gladen(p_observed: float, tpr: float, tnr: float) -> float | None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from labkit import args
+from labkit.llm import parse_json
 from labkit.text import jaccard
 
 __all__ = [
@@ -137,7 +138,6 @@ def hard_prompt(target: str, distractors: Sequence[str]) -> str:
 
 
 def _qa_row(reply: str, chunk: Any, document: str) -> dict | Dropped:
-    from labkit.llm import parse_json
 
     try:
         obj = parse_json(reply, ["question", "answer", "quote"])
@@ -277,7 +277,6 @@ def realism_prompt(question: str, examples: Sequence[Mapping[str, Any]]) -> str:
 
 def rate_realism(questions: Sequence[str], llm: Any, examples: Sequence[Mapping[str, Any]]) -> list[int | None]:
     """The model's 1–5 realism rating of each question (None where its reply could not be read)."""
-    from labkit.llm import parse_json
 
     questions = args.strings("questions", questions)
     out: list[int | None] = []

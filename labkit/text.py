@@ -1,4 +1,4 @@
-"""Words with their character offsets, and Jaccard similarity.
+"""Words with their character offsets, the numbers a text states, and Jaccard similarity.
 
 Taught in ``02_synthetic_hard_questions`` (Jaccard look-alikes) and
 ``05_chunk_grid`` (chunking by words while keeping offsets).
@@ -10,6 +10,8 @@ Two notions of "word", each for its job:
   same words), and offsets map chunks back to the raw document.
 - :func:`terms` — lower-cased alphanumeric terms (``ERR-4031`` stays one term,
   ``err-4031``) for set-overlap measures such as Jaccard.
+- :func:`numbers` — the numbers a text states, thousands separators dropped (``200,000`` -> ``200000``), for
+  every rule that compares an answer's numbers with a reference's (chapters 04, 06, 07).
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from collections.abc import Iterable
 
 from labkit import args
 
-__all__ = ["word_spans", "terms", "jaccard", "containment"]
+__all__ = ["word_spans", "terms", "numbers", "jaccard", "containment"]
 
 _WORD = re.compile(r"\S+")
 _TERM = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
@@ -35,6 +38,23 @@ def terms(text: str) -> list[str]:
     """Lower-cased terms, punctuation dropped except inside codes (``ERR-4031`` -> ``err-4031``)."""
     args.text("text", text, allow_empty=True)
     return _TERM.findall(text.lower())
+
+
+def numbers(text: str) -> list[str]:
+    """The numbers in ``text``, in order, as written but with thousands separators dropped.
+
+    ``"200,000 VND"`` -> ``["200000"]``; ``"1.5 days"`` -> ``["1.5"]``; ``"1,5"`` stays ``"1,5"`` (a comma
+    followed by anything but groups of three digits is not a thousands separator). A number glued to letters
+    counts too: ``"ERR-4031"`` -> ``["4031"]``.
+    """
+    args.text("text", text, allow_empty=True)
+    out = []
+    for n in _NUMBER.findall(text):
+        groups = re.split(r"[.,]", n)
+        if "," in n and all(len(g) == 3 for g in groups[1:]):
+            n = "".join(groups)
+        out.append(n)
+    return out
 
 
 def _term_set(name: str, value: str | Iterable[str]) -> set[str]:

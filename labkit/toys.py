@@ -25,10 +25,13 @@ FAITH_ANSWER_VI = (
     "Bạn có 15 ngày phép năm. Phép chưa dùng được chuyển sang quý 1 năm sau. "
     "Nếu nghỉ việc, phép còn lại được trả bằng tiền."
 )
-FAITH_ANSWER_EN = (
-    "You have 15 days of annual leave. Unused leave carries over to the first quarter of the next year. "
-    "If you leave the company, remaining leave is paid out in cash."
+FAITH_CLAIMS_EN = (
+    "You have 15 days of annual leave.",
+    "Unused leave carries over to the first quarter of the next year.",
+    "If you leave the company, remaining leave is paid out in cash.",
 )
+"""The English toy answer's three claims, one sentence each (a test checks that ``split_claims`` finds them)."""
+FAITH_ANSWER_EN = " ".join(FAITH_CLAIMS_EN)
 FAITH_SOURCE_VERDICTS = ("supported", "supported", "unsupported")
 """What the source's canned judge printed for the three claims (a stand-in function, not a model)."""
 FAITH_RELEVANCE_TERM_VI = "phép"
@@ -37,11 +40,8 @@ FAITH_ALTERED_EN = "You have 20 days of annual leave."
 """A claim with the number changed: FIELD-NOTES measured the 1.5B judge calling this supported."""
 
 
-def toy_claims() -> list[str]:
-    """The English toy answer's three claims, then the altered one."""
-    from labkit.faithfulness import split_claims
-
-    return [*split_claims(FAITH_ANSWER_EN), FAITH_ALTERED_EN]
+TOY_CLAIMS = (*FAITH_CLAIMS_EN, FAITH_ALTERED_EN)
+"""The English toy answer's three claims, then the altered one: what chapter 06 sends each judge."""
 
 
 # ----------------------------------------------------------------------------- 7.2: synthetic hard questions

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from labkit import SEED, args
+from labkit import SEED, args, stats
 
 __all__ = [
     "QUADRANTS", "quadrant", "triage", "priority", "stage_gap", "drill_down", "extractive_traces", "reader_traces",
@@ -116,8 +116,6 @@ def stage_gap(
     """
     import pandas as pd
 
-    from labkit import stats
-
     k = args.whole_number("k", k)
     traces = args.sequence("traces", traces, example="extractive_traces(...) or your own list of trace dicts")
     if not traces:
@@ -190,22 +188,16 @@ def extractive_traces(
     with only part of the span (grade 1) or a supporting span (grade 2) is not gold here, so "gold retrieved"
     is hit@k at threshold 3. Every query needs a ranking in ``run`` (possibly empty).
     """
-    from labkit.chunking import check_queries
 
     k = args.whole_number("k", k)
-    queries = check_queries(queries)
+    queries = args.queries("queries", queries, example="labkit.data.load_queries()", gold=True)
     for name, value in (("run", run), ("texts", texts), ("qrels", qrels), ("corpus_texts", corpus_texts)):
         args.mapping(name, value)
     if not callable(reader):
         raise ValueError(f"reader must be a function reader(question, passages) -> answer, got {reader!r:.60}")
     out = []
     for q in queries:
-        if q.qid not in run:
-            raise ValueError(f"run has no ranking for query {q.qid!r}: retrieve every query first (make_run)")
-        retrieved = args.ranking(f"run[{q.qid!r}]", run[q.qid])[:k]
-        missing = [c for c in retrieved if c not in texts]
-        if missing:
-            raise ValueError(f"texts has no chunk {missing[0]!r} (retrieved for {q.qid!r}): pass every chunk's text")
+        retrieved = args.top_k(run, q.qid, k, texts)
         answer = reader(q.search_text, [texts[c] for c in retrieved]) if retrieved else ""
         if not isinstance(answer, str):
             raise ValueError(f"reader must return the answer as a string, got {type(answer).__name__} for {q.qid!r}")
@@ -247,9 +239,8 @@ def reader_traces(
     """
     if not callable(check):
         raise ValueError("check must be a function check(answer, query) -> bool, e.g. correctness.reference_rule()")
-    from labkit.chunking import check_queries
 
-    queries = check_queries(queries)
+    queries = args.queries("queries", queries, example="labkit.data.load_queries()", gold=True)
     traces = extractive_traces(queries, run, texts, qrels, reader, corpus_texts, k)
     for t, q in zip(traces, queries, strict=True):
         passed = check(t["answer"], q)

@@ -20,7 +20,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit import check, chunking, data, data_dir, embeddings, fusion, grid, positions, retrieval, router, text, triage
+from labkit import (
+    check,
+    chunking,
+    data,
+    data_dir,
+    embeddings,
+    fusion,
+    grid,
+    positions,
+    retrieval,
+    router,
+    text,
+    trec,
+    triage,
+)
 from labkit.data import Query, Span
 
 FAST = settings(derandomize=True, deadline=None, max_examples=25, database=None)
@@ -198,8 +212,8 @@ FINITE = {
         0,
         None,
     ),
-    "write_run score": (lambda v: data.write_run({"q1": {"a": v}}, os.devnull), "run['q1']['a']", None, None),
-    "write_qrels grade": (lambda v: data.write_qrels({"q1": {"a": v}}, os.devnull), "qrels['q1']['a']", None, None),
+    "write_run score": (lambda v: trec.write_run({"q1": {"a": v}}, os.devnull), "run['q1']['a']", None, None),
+    "write_qrels grade": (lambda v: trec.write_qrels({"q1": {"a": v}}, os.devnull), "qrels['q1']['a']", None, None),
 }
 
 
@@ -302,7 +316,7 @@ LISTS = {
     "evidence_recall queries": (lambda v: grid.evidence_recall(RUN, v, CHUNKS, 3), "queries"),
     "count_tokens texts": (lambda v: embeddings.count_tokens(v), "texts"),
     "cache_path ids": (lambda v: embeddings.cache_path(v, ["a"]), "ids"),
-    "write_run ranking": (lambda v: data.write_run({"q1": v}, os.devnull), "run['q1']"),
+    "write_run ranking": (lambda v: trec.write_run({"q1": v}, os.devnull), "run['q1']"),
 }
 
 
@@ -363,8 +377,8 @@ DICTS = {
         "corpus_texts",
     ),
     "evidence_recall run": (lambda v: grid.evidence_recall(v, [Q], CHUNKS, 3), "run"),
-    "write_qrels qrels": (lambda v: data.write_qrels(v, os.devnull), "qrels"),
-    "write_run run": (lambda v: data.write_run(v, os.devnull), "run"),
+    "write_qrels qrels": (lambda v: trec.write_qrels(v, os.devnull), "qrels"),
+    "write_run run": (lambda v: trec.write_run(v, os.devnull), "run"),
 }
 
 
@@ -422,7 +436,7 @@ def test_a_non_dict_is_refused_where_a_dict_belongs(target, bad):
         (lambda: grid.ChunkGrid({"d": TEXT}, [Q, Q], retrievers=("bm25",)), "queries"),
         (lambda: grid.ChunkGrid({"d": TEXT}, [Q], retrievers=("bm25",)).evaluate(4, 1, k=101), "k"),
         (lambda: grid.ChunkGrid({"d": TEXT}, [Q], retrievers=("bm25",)).costs(4, 1, k=0), "k"),
-        (lambda: grid.ChunkGrid({"d": TEXT}, [Q], retrievers=("bm25",)).table((4,), (1.0,)), "overlap_fractions[0]"),
+        (lambda: grid.ChunkGrid({"d": TEXT}, [Q], retrievers=("bm25",)).table((4,), (1.0,)), "overlap_shares[0]"),
         (lambda: grid.ChunkGrid({"d": TEXT}, [Q], retrievers=("bm25",)).table((4,), (0,), k={8: 3}), "k"),
         (lambda: grid.ChunkGrid({"d": TEXT}, [Q], retrievers=("bm25",)).table((4,), (0,), slice="x"), "slice"),
         (lambda: grid.ChunkGrid({"d": TEXT}, [Q], retrievers=("bm25",)).table((), (0,)), "sizes"),
@@ -438,11 +452,11 @@ def test_a_non_dict_is_refused_where_a_dict_belongs(target, bad):
         (lambda: data.load_reference("../queries"), "name"),
         (lambda: data.load_reference(None), "name"),
         (lambda: data.load_queries(slice="Easy"), "slice"),
-        (lambda: data.write_run({"q1": ["a"]}, os.devnull, tag="two words"), "tag"),
-        (lambda: data.write_run({"q 1": ["a"]}, os.devnull), "q 1"),
-        (lambda: data.write_run({}, os.devnull), "run"),
-        (lambda: data.write_qrels({"q1": {"a b": 1}}, os.devnull), "a b"),
-        (lambda: data.write_qrels({"q1": {}}, os.devnull), "qrels"),
+        (lambda: trec.write_run({"q1": ["a"]}, os.devnull, tag="two words"), "tag"),
+        (lambda: trec.write_run({"q 1": ["a"]}, os.devnull), "q 1"),
+        (lambda: trec.write_run({}, os.devnull), "run"),
+        (lambda: trec.write_qrels({"q1": {"a b": 1}}, os.devnull), "a b"),
+        (lambda: trec.write_qrels({"q1": {}}, os.devnull), "qrels"),
         (lambda: check.exercise(3.4, [3, 2, 1, 0, 0]), "number"),
     ],
 )
@@ -510,8 +524,8 @@ def _query_line(**changes) -> str:
 
 def test_bom_is_skipped_in_qrels_run_queries_and_documents(tmp_path):
     bom = b"\xef\xbb\xbf"
-    assert data.read_qrels(_write(tmp_path / "x.qrels", bom + b"q1 0 a 1\n")) == {"q1": {"a": 1}}
-    assert data.read_run(_write(tmp_path / "x.run", bom + b"q1 Q0 a 1 0.5 t\n")) == {"q1": {"a": 0.5}}
+    assert trec.read_qrels(_write(tmp_path / "x.qrels", bom + b"q1 0 a 1\n")) == {"q1": {"a": 1}}
+    assert trec.read_run(_write(tmp_path / "x.run", bom + b"q1 Q0 a 1 0.5 t\n")) == {"q1": {"a": 0.5}}
     path = _write(tmp_path / "q.jsonl", bom + _query_line().encode() + b"\n")
     assert data.load_queries(path=path)[0].qid == "adm-e01"
     folder = tmp_path / "docs"
@@ -521,7 +535,7 @@ def test_bom_is_skipped_in_qrels_run_queries_and_documents(tmp_path):
     assert doc.title == "Title" and doc.text.startswith("# Title")
 
 
-@pytest.mark.parametrize("reader, name", [(data.read_qrels, "x.qrels"), (data.read_run, "x.run")])
+@pytest.mark.parametrize("reader, name", [(trec.read_qrels, "x.qrels"), (trec.read_run, "x.run")])
 def test_latin1_bytes_name_the_file_and_line(tmp_path, reader, name):
     good = b"q1 0 a 1\n" if name.endswith("qrels") else b"q1 Q0 a 1 0.5 t\n"
     path = _write(tmp_path / name, good + good.replace(b"a", b"caf\xe9"))
@@ -535,7 +549,7 @@ def test_latin1_bytes_in_queries_name_the_file_and_line(tmp_path):
     raises_naming(lambda: data.load_queries(path=path), "q.jsonl:2")
 
 
-@pytest.mark.parametrize("reader, name", [(data.read_qrels, "x.qrels"), (data.read_run, "x.run"), (None, "q.jsonl")])
+@pytest.mark.parametrize("reader, name", [(trec.read_qrels, "x.qrels"), (trec.read_run, "x.run"), (None, "q.jsonl")])
 @pytest.mark.parametrize("content", [b"", b"\n\n", b"\xef\xbb\xbf"])
 def test_empty_files_are_refused(tmp_path, reader, name, content):
     path = _write(tmp_path / name, content)
@@ -545,8 +559,8 @@ def test_empty_files_are_refused(tmp_path, reader, name, content):
 
 def test_a_folder_given_as_a_file_says_it_is_a_folder(tmp_path):
     for call in (
-        lambda: data.read_qrels(tmp_path),
-        lambda: data.read_run(tmp_path),
+        lambda: trec.read_qrels(tmp_path),
+        lambda: trec.read_run(tmp_path),
         lambda: data.load_queries(path=tmp_path),
     ):
         with pytest.raises(IsADirectoryError, match="is a folder, not a"):
@@ -554,7 +568,7 @@ def test_a_folder_given_as_a_file_says_it_is_a_folder(tmp_path):
     with pytest.raises(NotADirectoryError, match="is a file, not a folder"):
         data.load_corpus(_write(tmp_path / "f.md", b"# x\n"))
     with pytest.raises(FileNotFoundError, match="not found"):
-        data.read_run(tmp_path / "nope.run")
+        trec.read_run(tmp_path / "nope.run")
 
 
 @pytest.mark.parametrize(
@@ -586,13 +600,13 @@ def test_query_fields_are_validated_with_file_and_line(tmp_path, changes, words)
 @pytest.mark.parametrize("score", ["inf", "-inf", "Infinity", "nan"])
 def test_a_non_finite_score_in_a_run_file_is_refused(tmp_path, score):
     path = _write(tmp_path / "x.run", f"q1 Q0 a 1 0.5 t\nq1 Q0 b 2 {score} t\n".encode())
-    raises_naming(lambda: data.read_run(path), "x.run:2")
+    raises_naming(lambda: trec.read_run(path), "x.run:2")
 
 
 def test_near_tied_scores_keep_their_order_through_a_file(tmp_path):
     run = {"q1": {"a": 0.1 + 1e-12, "b": 0.1, "c": 1 / 3}}
-    data.write_run(run, tmp_path / "x.run")
-    back = data.read_run(tmp_path / "x.run")
+    trec.write_run(run, tmp_path / "x.run")
+    back = trec.read_run(tmp_path / "x.run")
     assert back == run and list(back["q1"]) == ["c", "a", "b"]
 
 
@@ -611,8 +625,8 @@ def test_near_tied_scores_keep_their_order_through_a_file(tmp_path):
 )
 def test_any_finite_run_reads_back_exactly_and_in_the_same_order(tmp_path_factory, run):
     path = tmp_path_factory.mktemp("run") / "x.run"
-    data.write_run(run, path)
-    back = data.read_run(path)
+    trec.write_run(run, path)
+    back = trec.read_run(path)
     assert back == run
     for qid, scores in run.items():
         expected = [d for d, _ in sorted(scores.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)]
@@ -620,14 +634,14 @@ def test_any_finite_run_reads_back_exactly_and_in_the_same_order(tmp_path_factor
 
 
 def test_write_qrels_validates_what_the_reader_would_refuse(tmp_path):
-    raises_naming(lambda: data.write_qrels({"q1": {"doc a": 1}}, tmp_path / "x"), "doc a")
-    raises_naming(lambda: data.write_qrels({"q1": {"a": float("nan")}}, tmp_path / "x"), "qrels['q1']['a']")
-    raises_naming(lambda: data.write_qrels({"q1": {"a": 1.5}}, tmp_path / "x"), "qrels['q1']['a']")
-    raises_naming(lambda: data.write_qrels({"q1": {"a": True}}, tmp_path / "x"), "qrels['q1']['a']")
+    raises_naming(lambda: trec.write_qrels({"q1": {"doc a": 1}}, tmp_path / "x"), "doc a")
+    raises_naming(lambda: trec.write_qrels({"q1": {"a": float("nan")}}, tmp_path / "x"), "qrels['q1']['a']")
+    raises_naming(lambda: trec.write_qrels({"q1": {"a": 1.5}}, tmp_path / "x"), "qrels['q1']['a']")
+    raises_naming(lambda: trec.write_qrels({"q1": {"a": True}}, tmp_path / "x"), "qrels['q1']['a']")
     assert not (tmp_path / "x").exists()  # nothing half-written
     qrels = {"q1": {"a": np.int64(2), "b": 1.0, "c": -1}}
-    data.write_qrels(qrels, tmp_path / "y")
-    assert data.read_qrels(tmp_path / "y") == {"q1": {"a": 2, "b": 1, "c": -1}}
+    trec.write_qrels(qrels, tmp_path / "y")
+    assert trec.read_qrels(tmp_path / "y") == {"q1": {"a": 2, "b": 1, "c": -1}}
 
 
 def test_load_queries_sees_an_edited_file(tmp_path):

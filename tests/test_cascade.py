@@ -1,15 +1,15 @@
-"""labkit.cascade: answers with their cost, the escalation check, the strategies' outcomes and bad input. The
+"""labkit.studies.cascade: answers with their cost, the escalation check, the strategies' outcomes and bad input. The
 clients are test doubles returning fixed text (and made-up token counts), never a model's answers."""
 
 import pandas as pd
 import pytest
 
-from labkit import cascade as ca
 from labkit import reader as rd
 from labkit.correctness import reference_rule
 from labkit.data import Query
 from labkit.llm.cassette import Completion
 from labkit.router import evaluate_router
+from labkit.studies import cascade
 
 Q = [Query(f"q{i}", f"How many days for case {i}?", f"{40 + i} days.", "easy", "fact", "dev", ()) for i in range(4)]
 CTX = {q.qid: [f"Case {i} takes {40 + i} days to settle."] for i, q in enumerate(Q)}
@@ -36,7 +36,7 @@ LARGE = Canned("large-m", {"q0": "40 days.", "q1": "Case 1 takes 41 days.", "q2"
 
 
 def test_model_answers_use_chapter_07s_reader_prompt_and_keep_the_cost():
-    table = ca.model_answers(Q, CTX, SMALL)
+    table = cascade.model_answers(Q, CTX, SMALL)
     assert SMALL.prompts[0] == (rd.reader_prompt(Q[0].search_text, CTX["q0"], "lenient"), rd.MAX_TOKENS)
     assert table.loc[0, ["qid", "model", "prompt tokens", "completion tokens", "seconds"]].tolist() == [
         "q0", "small-m", 100, 10, 1.0]  # fmt: skip
@@ -44,19 +44,19 @@ def test_model_answers_use_chapter_07s_reader_prompt_and_keep_the_cost():
     def plain(prompt, schema=None, max_tokens=None):  # a plain function: the cost is unknown
         return "  40 days. "
 
-    table = ca.model_answers(Q[:1], CTX, plain, model="plain")
+    table = cascade.model_answers(Q[:1], CTX, plain, model="plain")
     assert table.loc[0, "answer"] == "40 days." and table["prompt tokens"].isna().all()
 
 
 def test_grounded_keeps_answers_whose_claims_the_passages_hold():
     passages = ["Case 0 takes 40 days to settle."]
-    assert ca.grounded("Case 0 takes 40 days.", passages)
-    assert not ca.grounded("Case 0 takes 99 days.", passages)  # a number the passages do not hold
-    assert not ca.grounded("I don't know.", passages) and not ca.grounded("", passages)
+    assert cascade.grounded("Case 0 takes 40 days.", passages)
+    assert not cascade.grounded("Case 0 takes 99 days.", passages)  # a number the passages do not hold
+    assert not cascade.grounded("I don't know.", passages) and not cascade.grounded("", passages)
 
 
 def test_the_cascade_escalates_on_a_failed_check_and_pays_for_both_calls():
-    table = ca.cascade_table(ca.model_answers(Q, CTX, SMALL), ca.model_answers(Q, CTX, LARGE), Q, CTX,
+    table = cascade.cascade_table(cascade.model_answers(Q, CTX, SMALL), cascade.model_answers(Q, CTX, LARGE), Q, CTX,
                              reference_rule())  # fmt: skip
     assert table["escalated"].tolist() == [False, True, True, True]
     assert table["small correct"].tolist() == [True, False, False, False]
@@ -64,13 +64,13 @@ def test_the_cascade_escalates_on_a_failed_check_and_pays_for_both_calls():
     assert table["cascade correct"].tolist() == [True, True, True, False]
     assert table["cascade seconds"].tolist() == [1.0, 5.0, 5.0, 5.0]
     assert table["cascade completion tokens"].tolist() == [10, 30, 30, 30]
-    summary = ca.strategy_summary(table)
+    summary = cascade.strategy_summary(table)
     assert summary.loc["small only", "pass rate"] == 0.25 and summary.loc["cascade", "pass rate"] == 0.75
     assert summary.loc["cascade", "escalated"] == 0.75 and summary.loc["cascade", "mean seconds"] == 4.0
     assert summary.loc["large only", "USD per 1k requests"] == pytest.approx((100 * 0.15 + 20 * 0.60) / 1000)
-    priced = ca.strategy_summary(table, prices={"small-m": (0.0, 0.0), "large-m": (1.0, 1.0)})
+    priced = cascade.strategy_summary(table, prices={"small-m": (0.0, 0.0), "large-m": (1.0, 1.0)})
     assert priced.loc["cascade", "USD per 1k requests"] == pytest.approx(0.75 * 120 / 1000)
-    passing, none_pass = ca.passing_sets(table)
+    passing, none_pass = cascade.passing_sets(table)
     assert passing == {"q0": {"small-m", "large-m"}, "q1": {"large-m"}, "q2": {"large-m"}} and none_pass == ["q3"]
     graded = evaluate_router({q: ["small-m", "large-m"] for q in passing}, passing, {"small-m": 1, "large-m": 4})
     assert graded["regret"].tolist() == [0, 1, 1]
@@ -80,26 +80,30 @@ def test_unjudged_requests_stay_in_the_table_but_out_of_the_rates():
     def check(answer, query):
         return None if query.qid == "q3" else "40" in answer
 
-    table = ca.cascade_table(ca.model_answers(Q, CTX, SMALL), ca.model_answers(Q, CTX, LARGE), Q, CTX, check)
-    assert ca.strategy_summary(table).loc["large only", "requests"] == 3
-    assert "q3" not in ca.passing_sets(table)[0]
+    table = cascade.cascade_table(
+        cascade.model_answers(Q, CTX, SMALL), cascade.model_answers(Q, CTX, LARGE), Q, CTX, check
+    )
+    assert cascade.strategy_summary(table).loc["large only", "requests"] == 3
+    assert "q3" not in cascade.passing_sets(table)[0]
 
 
 @pytest.mark.parametrize(
     "call, words",
     [
-        (lambda: ca.model_answers(Q, {}, SMALL), "contexts has no passages for query 'q0'"),
-        (lambda: ca.model_answers(["q0"], CTX, SMALL), "queries[0] must be a Query"),
-        (lambda: ca.model_answers(Q, CTX, 42), "client must be a labkit.llm client"),
-        (lambda: ca.model_answers(Q[:1], CTX, lambda p, schema=None, max_tokens=None: 3), "not text"),
-        (lambda: ca.grounded("x", []), "passages must not be empty"),
-        (lambda: ca.cascade_table(pd.DataFrame({"qid": ["q0"]}), None, Q, CTX, reference_rule()),
+        (lambda: cascade.model_answers(Q, {}, SMALL), "contexts has no passages for query 'q0'"),
+        (lambda: cascade.model_answers(["q0"], CTX, SMALL), "queries[0] must be a Query"),
+        (lambda: cascade.model_answers(Q, CTX, 42), "client must be a labkit.llm client"),
+        (lambda: cascade.model_answers(Q[:1], CTX, lambda p, schema=None, max_tokens=None: 3), "not text"),
+        (lambda: cascade.grounded("x", []), "passages must not be empty"),
+        (lambda: cascade.cascade_table(pd.DataFrame({"qid": ["q0"]}), None, Q, CTX, reference_rule()),
          "small must be a table from model_answers"),
-        (lambda: ca.cascade_table(ca.model_answers(Q[:1], CTX, SMALL), ca.model_answers(Q[:1], CTX, LARGE), Q, CTX,
-                                  reference_rule()), "query 'q1' has no answer in small"),
-        (lambda: ca.cascade_table(None, None, Q, CTX, "check"), "must be functions"),
-        (lambda: ca.strategy_summary(ca.cascade_table(ca.model_answers(Q, CTX, SMALL), ca.model_answers(Q, CTX, LARGE),
-                                                      Q, CTX, reference_rule()), prices={"small-m": (1, 1)}),
+        (lambda: cascade.cascade_table(cascade.model_answers(Q[:1], CTX, SMALL),
+                                       cascade.model_answers(Q[:1], CTX, LARGE), Q, CTX, reference_rule()),
+         "query 'q1' has no answer in small"),
+        (lambda: cascade.cascade_table(None, None, Q, CTX, "check"), "must be functions"),
+        (lambda: cascade.strategy_summary(cascade.cascade_table(cascade.model_answers(Q, CTX, SMALL),
+                                                                cascade.model_answers(Q, CTX, LARGE),
+                                                                Q, CTX, reference_rule()), prices={"small-m": (1, 1)}),
          "prices has no entry for model 'large-m'"),
     ],
 )  # fmt: skip
@@ -126,11 +130,11 @@ def test_request_view_and_the_cascade_explorer_show_one_request_and_its_costs():
           "large only prompt tokens": 90, "large only completion tokens": 3, "large only seconds": 5.0,
           "cascade prompt tokens": 180, "cascade completion tokens": 7, "cascade seconds": 6.0}]
     ).set_index("qid")  # fmt: skip
-    v = ca.request_view(table, "q2", "Who?")
+    v = cascade.request_view(table, "q2", "Who?")
     assert v["escalated"] and v["cost"]["cascade"]["seconds"] == 6.0 and v["question"] == "Who?"
     with pytest.raises(ValueError, match="not a request"):
-        ca.request_view(table, "q9")
-    assert [ca.outcome_label(r) for _, r in table.iterrows()] == [
+        cascade.request_view(table, "q9")
+    assert [cascade.outcome_label(r) for _, r in table.iterrows()] == [
         "kept, not right",
         "escalated, small was not right",
     ]

@@ -3,8 +3,7 @@ the judges here are plain functions returning fixed text, test doubles only."""
 
 import pytest
 
-from labkit import correctness as co
-from labkit import faithfulness as fa
+from labkit import correctness, faithfulness
 from labkit.data import Query, Span
 
 DOC = "Lodging caps per night: | Singapore | 230 | 75 | 30 |. Replacement badges cost SGD 15."
@@ -17,31 +16,33 @@ def _query(answer="USD 230 per night.", question="What is the lodging cap in Sin
 
 
 def test_key_numbers_drop_what_the_question_already_says_and_thousands_separators():
-    assert co.key_numbers("USD 230 per night.", "cap in 2025?") == ["230"]
-    assert co.key_numbers("200,000 VND or SGD 15, then 15 again.") == ["200000", "15"]
-    assert co.key_numbers("ERR-4031 means the 90-day certificate expired.", "What does ERR-4031 mean?") == ["90"]
-    assert co.key_numbers("Version 1.5 is current.") == ["1.5"]
-    assert co.key_numbers("Economy.", "under 6 hours") == []
+    assert correctness.key_numbers("USD 230 per night.", "cap in 2025?") == ["230"]
+    assert correctness.key_numbers("200,000 VND or SGD 15, then 15 again.") == ["200000", "15"]
+    assert correctness.key_numbers("ERR-4031 means the 90-day certificate expired.", "What does ERR-4031 mean?") == [
+        "90"
+    ]
+    assert correctness.key_numbers("Version 1.5 is current.") == ["1.5"]
+    assert correctness.key_numbers("Economy.", "under 6 hours") == []
 
 
 def test_reference_check_first_all_and_none():
     ref, q = "30 minutes, 24/7 (resolution target 4 hours).", "What is the P1 first response target?"
-    assert co.reference_check("Within 30 minutes.", ref, q) is True
-    assert co.reference_check("Within 30 minutes.", ref, q, rule="all") is False
-    assert co.reference_check("30 minutes, 24/7, resolved in 4 hours.", ref, q, rule="all") is True
-    assert co.reference_check("One business day.", ref, q) is False
-    assert co.reference_check("Anything.", "Economy.", q) is None  # no key number: the rule cannot judge
-    assert co.reference_check("It costs 200000 VND.", "200,000 VND.", "") is True
-    check = co.reference_rule()
+    assert correctness.reference_check("Within 30 minutes.", ref, q) is True
+    assert correctness.reference_check("Within 30 minutes.", ref, q, rule="all") is False
+    assert correctness.reference_check("30 minutes, 24/7, resolved in 4 hours.", ref, q, rule="all") is True
+    assert correctness.reference_check("One business day.", ref, q) is False
+    assert correctness.reference_check("Anything.", "Economy.", q) is None  # no key number: the rule cannot judge
+    assert correctness.reference_check("It costs 200000 VND.", "200,000 VND.", "") is True
+    check = correctness.reference_rule()
     assert check("The cap is 230 USD.", _query()) is True and check("It is 120 USD.", _query()) is False
 
 
 def test_gold_context_holds_the_reference_and_the_gold_spans_from_grade_2():
-    ctx = co.gold_context(_query(), TEXTS)
+    ctx = correctness.gold_context(_query(), TEXTS)
     assert ctx.startswith("Reference answer: USD 230 per night.")
     assert "| Singapore | 230 | 75 | 30 |" in ctx and "Replacement badges cost SGD 15." in ctx
     assert "Lodg" not in ctx  # the grade-1 span is left out
-    assert "Replacement" not in co.gold_context(_query(), TEXTS, min_grade=3)
+    assert "Replacement" not in correctness.gold_context(_query(), TEXTS, min_grade=3)
 
 
 def test_the_judge_sees_exactly_the_prompts_judge_prompts_lists():
@@ -52,9 +53,9 @@ def test_the_judge_sees_exactly_the_prompts_judge_prompts_lists():
         return '{"verdict": "supported", "quote": "| Singapore | 230 | 75 | 30 |"}'
 
     answer = "The cap is USD 230 a night. Meals are extra."
-    result = co.judged(answer, _query(), TEXTS, fa.model_judge(fake_client))
+    result = correctness.judged(answer, _query(), TEXTS, faithfulness.model_judge(fake_client))
     assert result.status == "PASS" and len(result.verdicts) == 2
-    assert seen == co.judge_prompts(answer, _query(), TEXTS)
+    assert seen == correctness.judge_prompts(answer, _query(), TEXTS)
     assert all("Reference answer: USD 230 per night." in p for p in seen)
 
 
@@ -63,37 +64,37 @@ def test_declined_or_empty_answers_fail_without_a_judge_call():
 
     def judge(context, claim):
         calls.append(claim)
-        return fa.Verdict(claim, "supported")
+        return faithfulness.Verdict(claim, "supported")
 
     for answer in ("I don't know.", "", "   "):
-        assert co.judged(answer, _query(), TEXTS, judge).status == "FAIL"
-        assert co.judge_prompts(answer, _query(), TEXTS) == []
+        assert correctness.judged(answer, _query(), TEXTS, judge).status == "FAIL"
+        assert correctness.judge_prompts(answer, _query(), TEXTS) == []
     assert calls == []
-    check = co.judge_check(judge, TEXTS)
+    check = correctness.judge_check(judge, TEXTS)
     assert check("USD 230.", _query()) is True and check("I don't know.", _query()) is False
 
 
 def test_a_judge_error_is_not_a_pass():
     def broken(context, claim):
-        return fa.Verdict(claim, None, error="malformed")
+        return faithfulness.Verdict(claim, None, error="malformed")
 
-    assert co.judged("USD 230.", _query(), TEXTS, broken).status == "ERROR"
-    assert co.judge_check(broken, TEXTS)("USD 230.", _query()) is False
+    assert correctness.judged("USD 230.", _query(), TEXTS, broken).status == "ERROR"
+    assert correctness.judge_check(broken, TEXTS)("USD 230.", _query()) is False
 
 
 @pytest.mark.parametrize(
     "call, words",
     [
-        (lambda: co.reference_check("a", "1 day", rule="most"), "rule must be one of"),
-        (lambda: co.reference_rule("any"), "rule must be one of"),
-        (lambda: co.reference_check(5, "1 day"), "answer must be a string"),
-        (lambda: co.key_numbers("", "q"), "reference must not be empty"),
-        (lambda: co.gold_context("fin-e02", TEXTS), "query must be a Query"),
-        (lambda: co.gold_context(_query(), {}), "corpus_texts has no document 'fin'"),
-        (lambda: co.gold_context(_query(), TEXTS, min_grade=4), "min_grade must be <= 3"),
-        (lambda: co.judged("USD 230.", _query(), TEXTS, "judge"), "judge must be a function"),
-        (lambda: co.judge_check(None, TEXTS), "judge must be a function"),
-        (lambda: co.judge_check(lambda c, x: None, ["fin"]), "corpus_texts must be a dict"),
+        (lambda: correctness.reference_check("a", "1 day", rule="most"), "rule must be one of"),
+        (lambda: correctness.reference_rule("any"), "rule must be one of"),
+        (lambda: correctness.reference_check(5, "1 day"), "answer must be a string"),
+        (lambda: correctness.key_numbers("", "q"), "reference must not be empty"),
+        (lambda: correctness.gold_context("fin-e02", TEXTS), "query must be a Query"),
+        (lambda: correctness.gold_context(_query(), {}), "corpus_texts has no document 'fin'"),
+        (lambda: correctness.gold_context(_query(), TEXTS, min_grade=4), "min_grade must be <= 3"),
+        (lambda: correctness.judged("USD 230.", _query(), TEXTS, "judge"), "judge must be a function"),
+        (lambda: correctness.judge_check(None, TEXTS), "judge must be a function"),
+        (lambda: correctness.judge_check(lambda c, x: None, ["fin"]), "corpus_texts must be a dict"),
     ],
 )
 def test_bad_input(call, words):

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from labkit import calibration, faithfulness, reader, stats, toys
+from labkit import calibration, faithfulness, stats, toys
+from labkit import reader as rd
 from labkit.faithfulness import Verdict
 
 
@@ -30,6 +31,8 @@ def test_split_claims_keeps_decimals_and_refuses_empty():
         "Why?",
         "Because.",
     ]
+    # the toy's claims are data in labkit.toys (toys imports nothing above Data): the splitter must agree
+    assert faithfulness.split_claims(toys.FAITH_ANSWER_EN) == list(toys.FAITH_CLAIMS_EN)
     with pytest.raises(ValueError, match="answer must not be empty"):
         faithfulness.split_claims("  ")
     with pytest.raises(ValueError, match="answer must be a string"):
@@ -84,15 +87,15 @@ def test_bad_input_is_named():
 
 
 def test_reader_prompts_and_dont_know():
-    p = reader.reader_prompt("How long?", ["one", "two"], "strict")
-    assert "[1] one\n\n[2] two" in p and reader.DONT_KNOW in p and p.endswith("Question: How long?\nAnswer:")
-    assert reader.says_dont_know("I don’t know.") and not reader.says_dont_know("45 days.")
+    p = rd.reader_prompt("How long?", ["one", "two"], "strict")
+    assert "[1] one\n\n[2] two" in p and rd.DONT_KNOW in p and p.endswith("Question: How long?\nAnswer:")
+    assert rd.says_dont_know("I don’t know.") and not rd.says_dont_know("45 days.")
     with pytest.raises(ValueError, match="passages must not be empty"):
-        reader.reader_prompt("q", [])
+        rd.reader_prompt("q", [])
     with pytest.raises(ValueError, match="prompt must be one of"):
-        reader.reader_prompt("q", ["p"], "polite")
+        rd.reader_prompt("q", ["p"], "polite")
     fake = FakeLLM("  45 days.  ")
-    assert reader.llm_reader(fake)("q", ["p"]) == "45 days." and fake.prompts[0][2] == reader.MAX_TOKENS
+    assert rd.llm_reader(fake)("q", ["p"]) == "45 days." and fake.prompts[0][2] == rd.MAX_TOKENS
 
 
 def test_judge_report_separates_tpr_from_tnr():
@@ -106,13 +109,16 @@ def test_judge_report_separates_tpr_from_tnr():
             "half": ["supported"] * 3 + ["unsupported"] * 3 + ["unsupported"] * 2 + ["supported", None],
         }
     )
-    rep = calibration.judge_report(table, ["always", "half"], n_boot=200)
+    rep = stats.judge_report(table, ["always", "half"], truth="label", passes="supported")
     assert rep.loc["always", "TPR"] == 1 and rep.loc["always", "TNR"] == 0 and rep.loc["always", "accuracy"] == 0.6
     assert rep.loc["half", "TPR"] == 0.5 and rep.loc["half", "TNR"] == 0.75 and rep.loc["half", "errors"] == 1
     conf = calibration.confusion(table, "half")
     assert conf.loc["contradicted", "error"] == 1 and int(conf.values.sum()) == 10
-    with pytest.raises(ValueError, match="both supported and not-supported"):
-        calibration.judge_report(table[table["label"] == "supported"], ["always"])
+    assert rep.loc["half", "TPR n"] == "3/6" and rep.loc["half", "TNR n"] == "3/4"
+    assert rep.loc["half", "J"] == pytest.approx(0.25)
+    assert rep.loc["always", "TNR 95%"] == "[0.00, 0.49]"  # Wilson at 0/4, never a zero-width interval
+    with pytest.raises(ValueError, match="both passes and fails"):
+        stats.judge_report(table[table["label"] == "supported"], ["always"], truth="label", passes="supported")
 
 
 def test_stats_helpers():

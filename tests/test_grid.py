@@ -60,5 +60,5 @@ def test_per_query_and_by_slice_bad_input():
         grid.per_query(128, 32, k=0)
     with pytest.raises(ValueError, match=r"column must be one of the per-query columns \['R@k bm25'"):
         grid.by_slice((128,), (0.25,), column="ER@k dense")
-    with pytest.raises(ValueError, match="overlap_fractions"):
+    with pytest.raises(ValueError, match="overlap_shares"):
         grid.by_slice((128,), (1.0,))

@@ -10,7 +10,7 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit import metrics as M
+from labkit import metrics
 from labkit.metrics import graded
 from labkit.toys import RUNNING_GRADES as RELS
 from labkit.toys import RUNNING_UNRETRIEVED, TRAP_JUDGED, TRAP_X, TRAP_Y
@@ -19,35 +19,35 @@ from labkit.toys import RUNNING_UNRETRIEVED, TRAP_JUDGED, TRAP_X, TRAP_Y
 
 
 def test_source_chapter_figures():
-    assert M.precision_at_k(RELS, 5) == 0.6
-    assert M.recall_at_k(RELS, 5, n_relevant_total=4) == 0.75
-    assert M.reciprocal_rank(RELS, 5) == 0.5
-    assert round(M.dcg(RELS), 4) == 2.9407
-    assert round(M.dcg([3, 2, 1, 0, 0]), 4) == 4.7619
-    assert round(M.ndcg_at_k(RELS, 5), 4) == 0.6176
-    assert round(M.ndcg_at_k(RELS, 5, all_grades=[0, 2, 0, 3, 1, 2]), 4) == 0.5166
-    assert M.precision_at_k(RELS, 5, thr=2) == 0.4
-    assert M.recall_at_k(RELS, 5, 3, thr=2) == pytest.approx(0.6666666666666666)
-    assert M.ndcg_at_k(TRAP_X, 5) == 1.0
-    assert round(M.ndcg_at_k(TRAP_Y, 5), 4) == 0.4307
-    assert round(M.ndcg_at_k(TRAP_X, 5, all_grades=TRAP_JUDGED), 4) == 0.4671
-    assert round(M.ndcg_at_k(TRAP_Y, 5, all_grades=TRAP_JUDGED), 4) == 0.2832
+    assert metrics.precision_at_k(RELS, 5) == 0.6
+    assert metrics.recall_at_k(RELS, 5, n_relevant_total=4) == 0.75
+    assert metrics.reciprocal_rank(RELS, 5) == 0.5
+    assert round(metrics.dcg(RELS), 4) == 2.9407
+    assert round(metrics.dcg([3, 2, 1, 0, 0]), 4) == 4.7619
+    assert round(metrics.ndcg_at_k(RELS, 5), 4) == 0.6176
+    assert round(metrics.ndcg_at_k(RELS, 5, all_grades=[0, 2, 0, 3, 1, 2]), 4) == 0.5166
+    assert metrics.precision_at_k(RELS, 5, thr=2) == 0.4
+    assert metrics.recall_at_k(RELS, 5, 3, thr=2) == pytest.approx(0.6666666666666666)
+    assert metrics.ndcg_at_k(TRAP_X, 5) == 1.0
+    assert round(metrics.ndcg_at_k(TRAP_Y, 5), 4) == 0.4307
+    assert round(metrics.ndcg_at_k(TRAP_X, 5, all_grades=TRAP_JUDGED), 4) == 0.4671
+    assert round(metrics.ndcg_at_k(TRAP_Y, 5, all_grades=TRAP_JUDGED), 4) == 0.2832
 
 
 def test_hand_worked_small_cases():
-    assert M.hit_at_k([0, 0, 1], 2) == 0.0
-    assert M.hit_at_k([0, 0, 1], 3) == 1.0
-    assert M.reciprocal_rank([0, 0, 0], 3) == 0.0
-    assert M.precision_at_k([1, 1], 5) == 0.4  # short run: divide by k
-    assert M.recall_at_k([0, 0], 2, 0) is None  # no relevant document: undefined
-    assert M.ndcg_at_k([0, 0, 0], 3) == 0.0
-    assert M.dcg([-1, 2]) == pytest.approx(2 / math.log2(3))  # negative grade gains nothing
+    assert metrics.hit_at_k([0, 0, 1], 2) == 0.0
+    assert metrics.hit_at_k([0, 0, 1], 3) == 1.0
+    assert metrics.reciprocal_rank([0, 0, 0], 3) == 0.0
+    assert metrics.precision_at_k([1, 1], 5) == 0.4  # short run: divide by k
+    assert metrics.recall_at_k([0, 0], 2, 0) is None  # no relevant document: undefined
+    assert metrics.ndcg_at_k([0, 0, 0], 3) == 0.0
+    assert metrics.dcg([-1, 2]) == pytest.approx(2 / math.log2(3))  # negative grade gains nothing
 
 
 def test_ranking_metrics_matches_single_functions():
-    r = M.ranking_metrics(RELS, 5, thr=2, unretrieved=[2], idcg="all_judged")
+    r = metrics.ranking_metrics(RELS, 5, thr=2, unretrieved=[2], idcg="all_judged")
     assert r["P@k"] == 0.4 and r["R@k"] == pytest.approx(2 / 3)
-    assert r["nDCG@k"] == pytest.approx(M.ndcg_at_k(RELS, 5, all_grades=RELS + [2]))
+    assert r["nDCG@k"] == pytest.approx(metrics.ndcg_at_k(RELS, 5, all_grades=RELS + [2]))
 
 
 # ---------------------------------------------------------------- bad input
@@ -56,47 +56,52 @@ def test_ranking_metrics_matches_single_functions():
 @pytest.mark.parametrize(
     "call, words",
     [
-        (lambda: M.precision_at_k(RELS, 0), "k must be >= 1"),
-        (lambda: M.precision_at_k(RELS, 2.5), "k must be a whole number"),
-        (lambda: M.recall_at_k(RELS, 5, 4, thr="high"), "thr must be a number"),
-        (lambda: M.hit_at_k(RELS, 5, thr=0), "thr must be > 0"),
-        (lambda: M.precision_at_k([0, "2"], 2), "rels[1]"),
-        (lambda: M.dcg([0, float("nan")]), "NaN"),
-        (lambda: M.recall_at_k(RELS, 5, 2), "n_relevant_total (2) is smaller"),
-        (lambda: M.ndcg_at_k(RELS, 5, all_grades=[3]), "all_grades must list"),
-        (lambda: M.evaluate({}, {"q": {"d": 1}}), "run is empty"),
-        (lambda: M.evaluate({"q": ["a", "b", "a"]}, {"q": {"a": 1}}), "more than once"),
-        (lambda: M.evaluate({"q": {"a": float("nan")}}, {"q": {"a": 1}}), "NaN"),
-        (lambda: M.evaluate({"q": {"a": "high"}}, {"q": {"a": 1}}), "must be numbers"),
-        (lambda: M.evaluate({"q": ["a"]}, {"q": {"a": 1}}, metrics=("MAP",)), "unknown metric"),
-        (lambda: M.evaluate({"q": ["a"]}, {"q": {"a": 1}}, metrics=("P@0",)), "k in 'P@0'"),
-        (lambda: M.evaluate({"q": ["a"]}, {"q": {"a": 1}}, idcg="ideal"), "idcg must be"),
-        (lambda: M.evaluate({"q": ["a"]}, {"q": {"a": "x"}}), "must be numbers"),
+        (lambda: metrics.precision_at_k(RELS, 0), "k must be >= 1"),
+        (lambda: metrics.precision_at_k(RELS, 2.5), "k must be a whole number"),
+        (lambda: metrics.recall_at_k(RELS, 5, 4, thr="high"), "thr must be a number"),
+        (lambda: metrics.hit_at_k(RELS, 5, thr=0), "thr must be > 0"),
+        (lambda: metrics.precision_at_k([0, "2"], 2), "rels[1]"),
+        (lambda: metrics.dcg([0, float("nan")]), "NaN"),
+        (lambda: metrics.recall_at_k(RELS, 5, 2), "n_relevant_total (2) is smaller"),
+        (lambda: metrics.ndcg_at_k(RELS, 5, all_grades=[3]), "all_grades must list"),
+        (lambda: metrics.evaluate({}, {"q": {"d": 1}}), "run is empty"),
+        (lambda: metrics.evaluate({"q": ["a", "b", "a"]}, {"q": {"a": 1}}), "more than once"),
+        (lambda: metrics.evaluate({"q": {"a": float("nan")}}, {"q": {"a": 1}}), "NaN"),
+        (lambda: metrics.evaluate({"q": {"a": "high"}}, {"q": {"a": 1}}), "must be numbers"),
+        (lambda: metrics.evaluate({"q": ["a"]}, {"q": {"a": 1}}, metrics=("MAP",)), "unknown metric"),
+        (lambda: metrics.evaluate({"q": ["a"]}, {"q": {"a": 1}}, metrics=("P@0",)), "k in 'P@0'"),
+        (lambda: metrics.evaluate({"q": ["a"]}, {"q": {"a": 1}}, idcg="ideal"), "idcg must be"),
+        (lambda: metrics.evaluate({"q": ["a"]}, {"q": {"a": "x"}}), "must be numbers"),
         (
-            lambda: M.evaluate(pd.DataFrame({"qid": ["q", "q"], "doc": ["a", "a"], "score": [1, 2]}), {"q": {"a": 1}}),
+            lambda: metrics.evaluate(
+                pd.DataFrame({"qid": ["q", "q"], "doc": ["a", "a"], "score": [1, 2]}), {"q": {"a": 1}}
+            ),
             "more than once",
         ),
-        (lambda: M.evaluate(pd.DataFrame({"qid": ["q"], "doc": ["a"]}), {"q": {"a": 1}}), "needs columns"),
+        (lambda: metrics.evaluate(pd.DataFrame({"qid": ["q"], "doc": ["a"]}), {"q": {"a": 1}}), "needs columns"),
         # a missing id must not be filed under another query or doc (it once was, silently)
         (
-            lambda: M.evaluate(
+            lambda: metrics.evaluate(
                 pd.DataFrame({"qid": ["q", None, "q"], "doc": ["a", "b", "c"], "score": [3, 2, 1]}), {"q": {"a": 1}}
             ),
             "run row 1 has no qid",
         ),
         (
-            lambda: M.evaluate(
+            lambda: metrics.evaluate(
                 pd.DataFrame({"qid": ["q", "q", "q"], "doc": ["a", None, "c"], "score": [3, 2, 1]}), {"q": {"a": 1}}
             ),
             "a doc id is missing (nan for qid 'q' in the run)",
         ),
-        (lambda: M.evaluate({"q": ["a", None]}, {"q": {"a": 1}}), "a doc id is missing (None for qid 'q' in the run)"),
         (
-            lambda: M.evaluate({"q": ["a"]}, pd.DataFrame({"qid": ["q"], "doc": [None], "grade": [1]})),
+            lambda: metrics.evaluate({"q": ["a", None]}, {"q": {"a": 1}}),
+            "a doc id is missing (None for qid 'q' in the run)",
+        ),
+        (
+            lambda: metrics.evaluate({"q": ["a"]}, pd.DataFrame({"qid": ["q"], "doc": [None], "grade": [1]})),
             "for qid 'q' in qrels",
         ),
         (
-            lambda: M.evaluate({"q": ["a"]}, pd.DataFrame({"qid": [None], "doc": ["a"], "grade": [1]})),
+            lambda: metrics.evaluate({"q": ["a"]}, pd.DataFrame({"qid": [None], "doc": ["a"], "grade": [1]})),
             "qrels row 0 has no qid",
         ),
     ],
@@ -117,14 +122,14 @@ def test_evaluate_shapes_agree_and_ties_follow_trec_eval():
     ranked = {"q1": ["b", "a", "c"], "q2": ["y"]}
     frame = pd.DataFrame([(q, d, s) for q, r in scored.items() for d, s in r.items()], columns=["qid", "doc", "score"])
     names = ("nDCG@3", "P@2", "R@3", "RR@3", "hit@1")
-    results = [M.evaluate(run, qrels, names).per_query for run in (scored, ranked, frame)]
+    results = [metrics.evaluate(run, qrels, names).per_query for run in (scored, ranked, frame)]
     pd.testing.assert_frame_equal(results[0], results[1])
     pd.testing.assert_frame_equal(results[0], results[2])
     assert results[0].loc["q1", "RR@3"] == 0.5
 
 
 def test_missing_and_unjudged_queries_are_reported():
-    res = M.evaluate({"q1": ["a"], "zz": ["a"]}, {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 0}}, ("R@5", "P@5"))
+    res = metrics.evaluate({"q1": ["a"], "zz": ["a"]}, {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 0}}, ("R@5", "P@5"))
     assert res.missing == ["q2", "q3"] and res.unjudged == ["zz"]
     assert res.per_query.loc["q2", "P@5"] == 0.0
     assert np.isnan(res.per_query.loc["q3", "R@5"])  # nothing relevant: left out of the mean
@@ -133,8 +138,8 @@ def test_missing_and_unjudged_queries_are_reported():
 
 def test_idcg_retrieved_matches_the_book_function():
     qrels = {"q": {"a": 3, "b": 2, "c": 1, "z": 3}}
-    res = M.evaluate({"q": ["c", "a", "x", "b"]}, qrels, ("nDCG@4",), idcg="retrieved")
-    assert res.mean["nDCG@4"] == pytest.approx(M.ndcg_at_k([1, 3, 0, 2], 4))
+    res = metrics.evaluate({"q": ["c", "a", "x", "b"]}, qrels, ("nDCG@4",), idcg="retrieved")
+    assert res.mean["nDCG@4"] == pytest.approx(metrics.ndcg_at_k([1, 3, 0, 2], 4))
 
 
 def test_an_ideal_ranking_scores_exactly_one():
@@ -143,29 +148,29 @@ def test_an_ideal_ranking_scores_exactly_one():
     cases = [sorted(g, reverse=True) for n in range(1, 8) for g in itertools.product([1, 2, 3], repeat=n)]
     run = {f"q{i}": [f"d{j}" for j in range(len(g))] for i, g in enumerate(cases)}
     qrels = {f"q{i}": {f"d{j}": x for j, x in enumerate(g)} for i, g in enumerate(cases)}
-    assert (M.evaluate(run, qrels, ("nDCG@10",)).per_query["nDCG@10"] == 1.0).all()
-    assert all(M.ndcg_at_k(g, 10) == 1.0 for g in cases[::50])
+    assert (metrics.evaluate(run, qrels, ("nDCG@10",)).per_query["nDCG@10"] == 1.0).all()
+    assert all(metrics.ndcg_at_k(g, 10) == 1.0 for g in cases[::50])
 
 
 @pytest.mark.parametrize("idcg", ["all_judged", "retrieved"])
 def test_one_ranking_functions_agree_with_evaluate(rng, idcg):
     # the per-ranking functions and the batch evaluate run the same per-family code: they agree exactly
     run, qrels = random_case(rng, n_queries=40)
-    ours = M.evaluate(run, qrels, ("P@5", "R@10", "RR@10", "hit@3", "nDCG@10"), thr=2, idcg=idcg).per_query
+    ours = metrics.evaluate(run, qrels, ("P@5", "R@10", "RR@10", "hit@3", "nDCG@10"), thr=2, idcg=idcg).per_query
     for qid, scores in run.items():
         ranked = sorted(scores, key=lambda d: (scores[d], d), reverse=True)  # trec_eval's order
         rels = [qrels[qid].get(d, 0) for d in ranked]
         judged = list(qrels[qid].values())
         n_rel = sum(g >= 2 for g in judged)
         unretrieved = [g for d, g in qrels[qid].items() if d not in scores]
-        table = M.ranking_metrics(rels, 10, 2, unretrieved, idcg)
-        assert ours.loc[qid, "P@5"] == M.precision_at_k(rels, 5, thr=2)
-        recall = M.recall_at_k(rels, 10, n_rel, thr=2)
+        table = metrics.ranking_metrics(rels, 10, 2, unretrieved, idcg)
+        assert ours.loc[qid, "P@5"] == metrics.precision_at_k(rels, 5, thr=2)
+        recall = metrics.recall_at_k(rels, 10, n_rel, thr=2)
         assert (recall is None and np.isnan(ours.loc[qid, "R@10"])) or ours.loc[qid, "R@10"] == recall
-        assert ours.loc[qid, "RR@10"] == M.reciprocal_rank(rels, 10, thr=2) == table["RR@k"]
-        assert ours.loc[qid, "hit@3"] == M.hit_at_k(rels, 3, thr=2)
+        assert ours.loc[qid, "RR@10"] == metrics.reciprocal_rank(rels, 10, thr=2) == table["RR@k"]
+        assert ours.loc[qid, "hit@3"] == metrics.hit_at_k(rels, 3, thr=2)
         all_grades = None if idcg == "retrieved" else rels + unretrieved
-        assert ours.loc[qid, "nDCG@10"] == M.ndcg_at_k(rels, 10, all_grades) == table["nDCG@k"]
+        assert ours.loc[qid, "nDCG@10"] == metrics.ndcg_at_k(rels, 10, all_grades) == table["nDCG@k"]
 
 
 def test_idcg_rule_is_the_one_the_figure_draws():
@@ -173,7 +178,7 @@ def test_idcg_rule_is_the_one_the_figure_draws():
     for idcg in ("retrieved", "all_judged"):
         ideal = graded.ideal_gains(rels, 5, unretrieved, idcg)
         assert ideal == ([3.0, 2.0, 1.0, 0.0, 0.0] if idcg == "retrieved" else [3.0, 2.0, 2.0, 1.0, 0.0])
-        assert M.dcg(ideal) == M.ranking_metrics(rels, 5, 1, unretrieved, idcg)["IDCG@k"]
+        assert metrics.dcg(ideal) == metrics.ranking_metrics(rels, 5, 1, unretrieved, idcg)["IDCG@k"]
 
 
 def random_case(rng, n_queries=200, pool=60):
@@ -195,7 +200,7 @@ def random_case(rng, n_queries=200, pool=60):
 def test_agrees_with_trec_eval(rng, k, thr):
     run, qrels = random_case(rng)
     names = (f"P@{k}", f"R@{k}", f"nDCG@{k}", f"RR@{k}")
-    ours = M.evaluate(run, qrels, names, thr=thr).per_query
+    ours = metrics.evaluate(run, qrels, names, thr=thr).per_query
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, {f"P_{k}", f"recall_{k}", f"ndcg_cut_{k}"}, relevance_level=thr)
     ref = evaluator.evaluate(run)
     # recip_rank has no cutoff in trec_eval: cut the run to its top k first (trec_eval's order)
@@ -218,14 +223,14 @@ def test_dataframe_run_agrees_with_dict_run(rng):
     run, qrels = random_case(rng, n_queries=50)
     frame = pd.DataFrame([(q, d, s) for q, r in run.items() for d, s in r.items()], columns=["qid", "doc", "score"])
     qframe = pd.DataFrame([(q, d, g) for q, r in qrels.items() for d, g in r.items()], columns=["qid", "doc", "grade"])
-    a = M.evaluate(run, qrels).per_query
+    a = metrics.evaluate(run, qrels).per_query
     split_blocks = pd.concat([frame.iloc[::2], frame.iloc[1::2]])  # each query's rows in two separate blocks
     for shape, rows in [
         ("grouped", frame),
         ("shuffled", frame.sample(frac=1, random_state=1)),
         ("split", split_blocks),
     ]:
-        b = M.evaluate(rows, qframe).per_query
+        b = metrics.evaluate(rows, qframe).per_query
         pd.testing.assert_frame_equal(a, b, obj=f"{shape} DataFrame run")
 
 
@@ -238,11 +243,11 @@ ks = st.integers(min_value=1, max_value=20)
 @settings(max_examples=200, deadline=None)
 @given(grades_lists, grades_lists, ks, st.integers(min_value=1, max_value=3))
 def test_all_metrics_in_unit_interval(rels, unretrieved, k, thr):
-    r = M.ranking_metrics(rels, k, thr, unretrieved, idcg="all_judged")
+    r = metrics.ranking_metrics(rels, k, thr, unretrieved, idcg="all_judged")
     for name in ("P@k", "RR@k", "hit@k", "nDCG@k"):
         assert 0.0 <= r[name] <= 1.0 + 1e-12
     assert r["R@k"] is None or 0.0 <= r["R@k"] <= 1.0
-    assert 0.0 <= M.ndcg_at_k(rels, k) <= 1.0 + 1e-12
+    assert 0.0 <= metrics.ndcg_at_k(rels, k) <= 1.0 + 1e-12
 
 
 @settings(max_examples=200, deadline=None)
@@ -250,15 +255,15 @@ def test_all_metrics_in_unit_interval(rels, unretrieved, k, thr):
 def test_ideal_order_gives_ndcg_one(rels, k):
     ideal = sorted(rels, reverse=True)
     if any(g > 0 for g in ideal[:k]):
-        assert M.ndcg_at_k(ideal, k) == pytest.approx(1.0)
-        assert M.ndcg_at_k(ideal, k, all_grades=rels) == pytest.approx(1.0)
+        assert metrics.ndcg_at_k(ideal, k) == pytest.approx(1.0)
+        assert metrics.ndcg_at_k(ideal, k, all_grades=rels) == pytest.approx(1.0)
 
 
 @settings(max_examples=200, deadline=None)
 @given(grades_lists, st.integers(min_value=0, max_value=5), st.integers(min_value=1, max_value=3))
 def test_recall_never_falls_as_k_grows(rels, extra_relevant, thr):
     n_rel = sum(g >= thr for g in rels) + extra_relevant
-    values = [M.recall_at_k(rels, k, n_rel, thr) for k in range(1, len(rels) + 3)]
+    values = [metrics.recall_at_k(rels, k, n_rel, thr) for k in range(1, len(rels) + 3)]
     if n_rel == 0:
         assert all(v is None for v in values)
     else:
@@ -269,4 +274,4 @@ def test_recall_never_falls_as_k_grows(rels, extra_relevant, thr):
 @given(grades_lists, ks, st.integers(min_value=1, max_value=3))
 def test_precision_times_k_is_hits(rels, k, thr):
     hits = sum(g >= thr for g in rels[:k])
-    assert M.precision_at_k(rels, k, thr) * k == pytest.approx(hits)
+    assert metrics.precision_at_k(rels, k, thr) * k == pytest.approx(hits)

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit import metrics as M
+from labkit import metrics
 from labkit.toys import RUNNING_GRADES as RELS
 
 FAST = settings(derandomize=True, deadline=None, max_examples=40, database=None)
@@ -43,44 +43,52 @@ def raises_naming(call, *names: str) -> str:
 @pytest.mark.parametrize(
     "call, name",
     [
-        (lambda: M.ndcg_at_k([math.inf, 1], 2), "rels[0]"),
-        (lambda: M.ndcg_at_k(RELS, 5, all_grades=[*RELS, -math.inf]), "all_grades[5]"),
-        (lambda: M.dcg([1e308] * 3), "rels"),  # the sum overflows: DCG itself cannot be given
-        (lambda: M.ranking_metrics([1e308] * 3, 3), "rels"),
-        (lambda: M.hit_at_k(RELS, 5, thr=math.inf), "thr"),
-        (lambda: M.precision_at_k(RELS, 5, thr=math.nan), "thr"),
-        (lambda: M.evaluate(RUN, QRELS, thr=math.inf), "thr"),
-        (lambda: M.precision_at_k("02031", 5), "rels"),
-        (lambda: M.ranking_metrics(RELS, 5, unretrieved="2"), "unretrieved"),
-        (lambda: M.recall_at_k(RELS, 5, n_relevant_total="4"), "n_relevant_total"),
-        (lambda: M.evaluate({None: ["a"]}, QRELS), "run"),
-        (lambda: M.evaluate(RUN, {None: {"a": 1}}), "qrels"),
-        (lambda: M.evaluate({"q1": ["a"], 1: ["a"], "1": ["b"]}, QRELS), "run"),
-        (lambda: M.evaluate_by_group(RUN, QRELS, {"q1": "all", "q2": "it"}), "groups"),
-        (lambda: M.evaluate_by_group(RUN, QRELS, {"q1": None, "q2": "it"}), "groups"),
-        (lambda: M.evaluate_by_group(RUN, QRELS, ["hr", "it"]), "groups"),
-        (lambda: M.compare_runs({"bm25": RUN}, QRELS, GROUPS, metrics="R@x"), "metrics"),
-        (lambda: M.compare_runs({}, QRELS, GROUPS), "runs"),
-        (lambda: M.compare_runs({"bm25": {"q1": "abc"}}, QRELS, GROUPS), "runs['bm25']"),
-        (lambda: M.evaluate(RUN, QRELS, metrics=("MAP@10",)), "metrics"),
-        (lambda: M.evaluate(RUN, QRELS, metrics=("P@5", "P@5")), "metrics"),
-        (lambda: M.evaluate(RUN, QRELS, metrics=5), "metrics"),
-        (lambda: M.evaluate(RUN, QRELS, idcg=np.array(["retrieved"])), "idcg"),
-        (lambda: M.evaluate({"q1": {"a": math.inf}}, QRELS), "run"),
-        (lambda: M.evaluate(RUN, {"q1": {"a": math.inf}}), "qrels"),
-        (lambda: M.evaluate({"q1": ["a", True]}, QRELS), "run"),
-        (lambda: M.evaluate({"q1": [["a"]]}, QRELS), "run"),
-        (lambda: M.evaluate(pd.DataFrame({"qid": ["q1", pd.NA], "doc": ["a", "b"], "score": [1, 2]}), QRELS), "run"),
+        (lambda: metrics.ndcg_at_k([math.inf, 1], 2), "rels[0]"),
+        (lambda: metrics.ndcg_at_k(RELS, 5, all_grades=[*RELS, -math.inf]), "all_grades[5]"),
+        (lambda: metrics.dcg([1e308] * 3), "rels"),  # the sum overflows: DCG itself cannot be given
+        (lambda: metrics.ranking_metrics([1e308] * 3, 3), "rels"),
+        (lambda: metrics.hit_at_k(RELS, 5, thr=math.inf), "thr"),
+        (lambda: metrics.precision_at_k(RELS, 5, thr=math.nan), "thr"),
+        (lambda: metrics.evaluate(RUN, QRELS, thr=math.inf), "thr"),
+        (lambda: metrics.precision_at_k("02031", 5), "rels"),
+        (lambda: metrics.ranking_metrics(RELS, 5, unretrieved="2"), "unretrieved"),
+        (lambda: metrics.recall_at_k(RELS, 5, n_relevant_total="4"), "n_relevant_total"),
+        (lambda: metrics.evaluate({None: ["a"]}, QRELS), "run"),
+        (lambda: metrics.evaluate(RUN, {None: {"a": 1}}), "qrels"),
+        (lambda: metrics.evaluate({"q1": ["a"], 1: ["a"], "1": ["b"]}, QRELS), "run"),
+        (lambda: metrics.evaluate_by_group(RUN, QRELS, {"q1": "all", "q2": "it"}), "groups"),
+        (lambda: metrics.evaluate_by_group(RUN, QRELS, {"q1": None, "q2": "it"}), "groups"),
+        (lambda: metrics.evaluate_by_group(RUN, QRELS, ["hr", "it"]), "groups"),
+        (lambda: metrics.compare_runs({"bm25": RUN}, QRELS, GROUPS, metrics="R@x"), "metrics"),
+        (lambda: metrics.compare_runs({}, QRELS, GROUPS), "runs"),
+        (lambda: metrics.compare_runs({"bm25": {"q1": "abc"}}, QRELS, GROUPS), "runs['bm25']"),
+        (lambda: metrics.evaluate(RUN, QRELS, metrics=("MAP@10",)), "metrics"),
+        (lambda: metrics.evaluate(RUN, QRELS, metrics=("P@5", "P@5")), "metrics"),
+        (lambda: metrics.evaluate(RUN, QRELS, metrics=5), "metrics"),
+        (lambda: metrics.evaluate(RUN, QRELS, idcg=np.array(["retrieved"])), "idcg"),
+        (lambda: metrics.evaluate({"q1": {"a": math.inf}}, QRELS), "run"),
+        (lambda: metrics.evaluate(RUN, {"q1": {"a": math.inf}}), "qrels"),
+        (lambda: metrics.evaluate({"q1": ["a", True]}, QRELS), "run"),
+        (lambda: metrics.evaluate({"q1": [["a"]]}, QRELS), "run"),
         (
-            lambda: M.evaluate(
+            lambda: metrics.evaluate(pd.DataFrame({"qid": ["q1", pd.NA], "doc": ["a", "b"], "score": [1, 2]}), QRELS),
+            "run",
+        ),
+        (
+            lambda: metrics.evaluate(
                 pd.DataFrame({"qid": ["q1", "q1"], "doc": ["a", "b"], "score": pd.array([1.0, None], "Float64")}),
                 QRELS,
             ),
             "run",
         ),
-        (lambda: M.evaluate(pd.DataFrame([["q1", "a", 1, 2]], columns=["qid", "doc", "score", "score"]), QRELS), "run"),
-        (lambda: M.parse_metric(None), "name"),
-        (lambda: M.precision_at_k(RELS, 10**12), "k"),
+        (
+            lambda: metrics.evaluate(
+                pd.DataFrame([["q1", "a", 1, 2]], columns=["qid", "doc", "score", "score"]), QRELS
+            ),
+            "run",
+        ),
+        (lambda: metrics.parse_metric(None), "name"),
+        (lambda: metrics.precision_at_k(RELS, 10**12), "k"),
     ],
 )
 def test_issue_14_examples_are_refused_by_name(call, name):
@@ -88,15 +96,17 @@ def test_issue_14_examples_are_refused_by_name(call, name):
 
 
 def test_issue_14_examples_that_are_fine():
-    assert M.precision_at_k(RELS, np.int64(5)) == M.precision_at_k(RELS, 5) == 0.6
-    assert M.ndcg_at_k(RELS, np.int64(5), all_grades=np.array([*RELS, 2])) == M.ndcg_at_k(RELS, 5, [*RELS, 2])
-    assert M.ndcg_at_k([1e308] * 3, 2) == 1.0  # the overflow is avoided: nDCG is a ratio
-    assert M.ndcg_at_k([1e308, 0, 1e308], 3) == pytest.approx(M.ndcg_at_k([1, 0, 1], 3))
-    one = M.compare_runs({"bm25": RUN}, QRELS, GROUPS, metrics="R@3")  # one string is one metric
-    pd.testing.assert_frame_equal(one, M.compare_runs({"bm25": RUN}, QRELS, GROUPS, metrics=("R@3",)))
-    table = M.evaluate_by_group(RUN, QRELS, {"q1": "all", "q2": "it"}, total="overall")  # 'all' is fine then
+    assert metrics.precision_at_k(RELS, np.int64(5)) == metrics.precision_at_k(RELS, 5) == 0.6
+    assert metrics.ndcg_at_k(RELS, np.int64(5), all_grades=np.array([*RELS, 2])) == metrics.ndcg_at_k(
+        RELS, 5, [*RELS, 2]
+    )
+    assert metrics.ndcg_at_k([1e308] * 3, 2) == 1.0  # the overflow is avoided: nDCG is a ratio
+    assert metrics.ndcg_at_k([1e308, 0, 1e308], 3) == pytest.approx(metrics.ndcg_at_k([1, 0, 1], 3))
+    one = metrics.compare_runs({"bm25": RUN}, QRELS, GROUPS, metrics="R@3")  # one string is one metric
+    pd.testing.assert_frame_equal(one, metrics.compare_runs({"bm25": RUN}, QRELS, GROUPS, metrics=("R@3",)))
+    table = metrics.evaluate_by_group(RUN, QRELS, {"q1": "all", "q2": "it"}, total="overall")  # 'all' is fine then
     assert list(table.index) == ["all", "it", "overall"]
-    assert M.evaluate({1: ["a"]}, {"1": {"a": 1}}).mean["RR@10"] == 1.0  # whole-number ids are read as text
+    assert metrics.evaluate({1: ["a"]}, {"1": {"a": 1}}).mean["RR@10"] == 1.0  # whole-number ids are read as text
 
 
 # ---------------------------------------------------------------- generated bad values
@@ -114,14 +124,14 @@ bad_thr = st.one_of(st.floats(max_value=0), non_finite, not_a_number)
 
 # every one-ranking function as f(rels, k, thr), with the name its ranking argument has in messages
 ONE_RANKING = {
-    "precision_at_k": lambda r, k, t: M.precision_at_k(r, k, t),
-    "recall_at_k": lambda r, k, t: M.recall_at_k(r, k, len(r) if isinstance(r, list) else 5, t),
-    "reciprocal_rank": lambda r, k, t: M.reciprocal_rank(r, k, t),
-    "hit_at_k": lambda r, k, t: M.hit_at_k(r, k, t),
-    "ndcg_at_k": lambda r, k, t: M.ndcg_at_k(r, k),
-    "ranking_metrics": lambda r, k, t: M.ranking_metrics(r, k, t),
-    "ranking_metrics all_judged": lambda r, k, t: M.ranking_metrics(r, k, t, (1,), "all_judged"),
-    "dcg": lambda r, k, t: M.dcg(r),
+    "precision_at_k": lambda r, k, t: metrics.precision_at_k(r, k, t),
+    "recall_at_k": lambda r, k, t: metrics.recall_at_k(r, k, len(r) if isinstance(r, list) else 5, t),
+    "reciprocal_rank": lambda r, k, t: metrics.reciprocal_rank(r, k, t),
+    "hit_at_k": lambda r, k, t: metrics.hit_at_k(r, k, t),
+    "ndcg_at_k": lambda r, k, t: metrics.ndcg_at_k(r, k),
+    "ranking_metrics": lambda r, k, t: metrics.ranking_metrics(r, k, t),
+    "ranking_metrics all_judged": lambda r, k, t: metrics.ranking_metrics(r, k, t, (1,), "all_judged"),
+    "dcg": lambda r, k, t: metrics.dcg(r),
 }
 one_ranking = st.sampled_from(sorted(ONE_RANKING))
 
@@ -152,9 +162,9 @@ def test_a_string_or_dict_for_the_ranking_is_refused(fn, rels):
 @given(finite_grades, st.one_of(non_finite, not_a_number), st.sampled_from(["all_grades", "unretrieved"]))
 def test_bad_judged_grades_are_refused(rels, bad, arg):
     if arg == "all_grades":
-        raises_naming(lambda: M.ndcg_at_k(rels, 3, all_grades=[*rels, bad]), "all_grades[")
+        raises_naming(lambda: metrics.ndcg_at_k(rels, 3, all_grades=[*rels, bad]), "all_grades[")
     else:
-        raises_naming(lambda: M.ranking_metrics(rels, 3, unretrieved=[bad]), "unretrieved[0]")
+        raises_naming(lambda: metrics.ranking_metrics(rels, 3, unretrieved=[bad]), "unretrieved[0]")
 
 
 @FAST
@@ -189,11 +199,11 @@ def test_a_threshold_that_is_not_a_finite_positive_number_is_refused(fn, rels, t
 def test_huge_grades_give_the_ndcg_of_their_scaled_down_copy(big, small, k):
     rels = [x for pair in zip(big, small, strict=False) for x in pair] + big[len(small) :]
     top = max(rels)
-    value = M.ndcg_at_k(rels, k)
+    value = metrics.ndcg_at_k(rels, k)
     assert 0.0 <= value <= 1.0
-    assert value == pytest.approx(M.ndcg_at_k([x / top for x in rels], k))
-    assert M.ndcg_at_k(rels, k, all_grades=rels + big) == pytest.approx(
-        M.ndcg_at_k([x / top for x in rels], k, all_grades=[x / top for x in rels + big])
+    assert value == pytest.approx(metrics.ndcg_at_k([x / top for x in rels], k))
+    assert metrics.ndcg_at_k(rels, k, all_grades=rels + big) == pytest.approx(
+        metrics.ndcg_at_k([x / top for x in rels], k, all_grades=[x / top for x in rels + big])
     )
 
 
@@ -213,7 +223,7 @@ def test_a_query_id_that_is_not_text_is_refused(qid, where, shape):
     if shape == "frame":
         rows = [(q, d, -i) for q, r in run.items() for i, d in enumerate(r)]
         run = pd.DataFrame(rows, columns=["qid", "doc", "score"])
-    raises_naming(lambda: M.evaluate(run, qrels), where)
+    raises_naming(lambda: metrics.evaluate(run, qrels), where)
 
 
 @FAST
@@ -224,7 +234,7 @@ def test_a_doc_id_that_is_not_text_is_refused(doc, where):
         run["q1"].append(doc)
     else:
         qrels["q1"][doc] = 1
-    raises_naming(lambda: M.evaluate(run, qrels), where)
+    raises_naming(lambda: metrics.evaluate(run, qrels), where)
 
 
 @FAST
@@ -235,14 +245,14 @@ def test_a_document_listed_twice_is_refused(doc, at, shape):
     run = {"q1": ranking}
     if shape == "frame":
         run = pd.DataFrame({"qid": "q1", "doc": ranking, "score": range(len(ranking), 0, -1)})
-    raises_naming(lambda: M.evaluate(run, QRELS), "run")
+    raises_naming(lambda: metrics.evaluate(run, QRELS), "run")
 
 
 @FAST
 @given(st.sampled_from(["a", "c", "z"]))
 def test_a_document_judged_twice_is_refused(doc):
     rows = [(q, d, g) for q, j in QRELS.items() for d, g in j.items()] + [("q1", doc, 0)]
-    raises_naming(lambda: M.evaluate(RUN, pd.DataFrame(rows, columns=["qid", "doc", "grade"])), "qrels")
+    raises_naming(lambda: metrics.evaluate(RUN, pd.DataFrame(rows, columns=["qid", "doc", "grade"])), "qrels")
 
 
 @FAST
@@ -251,16 +261,16 @@ def test_a_score_or_grade_that_is_not_a_finite_number_is_refused(bad, where):
     run = {"q1": {"a": 2.0, "b": 1.0}}
     qrels = {"q1": {"a": 1, "b": 2}}
     (run if where == "run" else qrels)["q1"]["b"] = bad
-    raises_naming(lambda: M.evaluate(run, qrels), where)
+    raises_naming(lambda: metrics.evaluate(run, qrels), where)
 
 
 @FAST
 @given(bad_thr, st.sampled_from(["evaluate", "evaluate_by_group", "compare_runs"]))
 def test_a_bad_threshold_is_refused_by_the_batch_functions(thr, fn):
     call = {
-        "evaluate": lambda: M.evaluate(RUN, QRELS, thr=thr),
-        "evaluate_by_group": lambda: M.evaluate_by_group(RUN, QRELS, GROUPS, thr=thr),
-        "compare_runs": lambda: M.compare_runs({"bm25": RUN}, QRELS, GROUPS, thr=thr),
+        "evaluate": lambda: metrics.evaluate(RUN, QRELS, thr=thr),
+        "evaluate_by_group": lambda: metrics.evaluate_by_group(RUN, QRELS, GROUPS, thr=thr),
+        "compare_runs": lambda: metrics.compare_runs({"bm25": RUN}, QRELS, GROUPS, thr=thr),
     }[fn]
     raises_naming(call, "thr")
 
@@ -277,17 +287,17 @@ metric_names = st.one_of(
 @given(metric_names, st.sampled_from(["evaluate", "compare_runs"]))
 def test_a_metric_name_is_understood_or_refused_by_name(name, fn):
     try:
-        kind, k = M.parse_metric(name)
+        kind, k = metrics.parse_metric(name)
     except ValueError as err:
         assert "name" in str(err)
-        raises_naming(lambda: M.evaluate(RUN, QRELS, metrics=(name,)), "metrics")
+        raises_naming(lambda: metrics.evaluate(RUN, QRELS, metrics=(name,)), "metrics")
         return
     if fn == "evaluate":
-        res = M.evaluate(RUN, QRELS, metrics=name)  # one string is one metric
-        expected = M.evaluate(RUN, QRELS, metrics=(f"{kind}@{k}",)).per_query[f"{kind}@{k}"]
+        res = metrics.evaluate(RUN, QRELS, metrics=name)  # one string is one metric
+        expected = metrics.evaluate(RUN, QRELS, metrics=(f"{kind}@{k}",)).per_query[f"{kind}@{k}"]
         np.testing.assert_array_equal(res.per_query[name].to_numpy(), expected.to_numpy())
     else:
-        table = M.compare_runs({"bm25": RUN}, QRELS, GROUPS, metrics=name)
+        table = metrics.compare_runs({"bm25": RUN}, QRELS, GROUPS, metrics=name)
         assert list(table.columns) == [(name, "bm25")]
 
 
@@ -296,9 +306,9 @@ def test_a_metric_name_is_understood_or_refused_by_name(name, fn):
 def test_a_group_named_like_the_overall_row_is_refused(name, total):
     groups = {"q1": name, "q2": "it"}
     if name in ("", total):
-        raises_naming(lambda: M.evaluate_by_group(RUN, QRELS, groups, total=total), "groups")
+        raises_naming(lambda: metrics.evaluate_by_group(RUN, QRELS, groups, total=total), "groups")
     else:
-        table = M.evaluate_by_group(RUN, QRELS, groups, total=total)
+        table = metrics.evaluate_by_group(RUN, QRELS, groups, total=total)
         assert table.index[-1] == total and len(table) == len({name, "it"}) + 1
 
 
@@ -312,7 +322,7 @@ messy = st.one_of(st.dictionaries(ids, rankings, max_size=3), values, st.lists(i
 @given(messy, messy)
 def test_any_messy_run_and_qrels_give_an_answer_or_an_error_naming_them(run, qrels):
     try:
-        res = M.evaluate(run, qrels, ("P@2", "R@2", "RR@3", "hit@1", "nDCG@3"))
+        res = metrics.evaluate(run, qrels, ("P@2", "R@2", "RR@3", "hit@1", "nDCG@3"))
     except ValueError as err:
         assert "run" in str(err) or "qrels" in str(err), str(err)
         return

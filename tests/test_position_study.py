@@ -1,13 +1,13 @@
-"""labkit.position_study: the trials, their prompts, the tables and bad input. The readers are test doubles
+"""labkit.studies.position_study: the trials, their prompts, the tables and bad input. The readers are test doubles
 (functions with a fixed rule), never a model's answers."""
 
 import pytest
 
-from labkit import position_study as ps
-from labkit import position_view as pv
 from labkit import reader as rd
 from labkit import stats
 from labkit.data import Query, Span
+from labkit.studies import position_study as ps
+from labkit.studies import position_view as pv
 
 
 def _context(qid="q1", above=0):
@@ -169,7 +169,7 @@ def test_trial_view_shows_one_question_through_every_trial():
 
 def test_the_position_explorer_lists_questions_with_their_pattern():
     from labkit import widgets
-    from labkit.explorer import html_cells
+    from labkit.widgets.explorer import html_cells
 
     contexts = [_context(f"q{i}", above=i % 5) for i in range(3)]
     ex = widgets.PositionExplorer(_table(contexts), contexts, trial="gold at 3 of 5")

@@ -4,12 +4,10 @@ double that records the prompts it is sent."""
 
 import pytest
 
-from labkit import correctness as co
-from labkit import faithfulness as fa
-from labkit import handbook as hb
-from labkit import llm, triage
-from labkit import position_study as ps
+from labkit import correctness, faithfulness, llm, triage
 from labkit import reader as rd
+from labkit.studies import handbook as hb
+from labkit.studies import position_study as ps
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +51,7 @@ def test_07_answers_cover_every_query_and_reuse_the_06_answers(tool):
     assert len(answers) == len(hb.handbook().queries) and answers == sorted(answers)
     assert set(_prompts(tool, "06-answers")) <= set(answers)
     sweep = _prompts(tool, "07-sweep")
-    judgeable = [q for q in hb.reader_sample() if co.key_numbers(q.answer, q.search_text)]
+    judgeable = [q for q in hb.reader_sample() if correctness.key_numbers(q.answer, q.search_text)]
     assert len(sweep) == len(judgeable) < len(hb.reader_sample()) and not set(sweep) & set(answers)
     small = list(tool.PLANS["09-answers"]())
     assert {r.model for r in small} == {llm.SMALL_MODEL}
@@ -72,17 +70,20 @@ def test_07_judge_holds_every_judge_prompt_the_triage_of_recorded_answers_sends(
         return '{"verdict": "supported", "quote": ""}'
 
     corpus_texts = {d: doc.text for d, doc in h.corpus.items()}
-    check = co.judge_check(fa.model_judge(fake_judge_client), corpus_texts)
+    check = correctness.judge_check(faithfulness.model_judge(fake_judge_client), corpus_texts)
     run = make_run(h.hybrid, sample, 20)  # the case study's run: its top 3 are the reader's contexts
     reader = rd.llm_reader(llm.Replay(llm.DEFAULT_MODEL))  # the 120 answers chapter 06 recorded
     triage.reader_traces(sample, run, h.texts, h.qrels, reader, check, corpus_texts, hb.READER_K)
     plan = list(tool.PLANS["07-judge"]())
     assert seen and set(seen) <= {r.prompt for r in plan}
-    assert all(r.schema == fa.JUDGE_SCHEMA and r.max_tokens == fa.JUDGE_MAX_TOKENS and r.reuse_prefix for r in plan)
+    assert all(
+        r.schema == faithfulness.JUDGE_SCHEMA and r.max_tokens == faithfulness.JUDGE_MAX_TOKENS and r.reuse_prefix
+        for r in plan
+    )
 
 
 def test_09_answers_are_the_prompts_the_cascade_asks_the_small_model(tool):
-    from labkit import cascade
+    from labkit.studies import cascade
 
     seen = []
 

@@ -133,7 +133,7 @@ def _frame():
 
 
 def test_filter_view_counts_and_measures_what_the_threshold_keeps():
-    from labkit import synth_data as sd
+    from labkit.studies import synth_data as sd
 
     v = sd.filter_view(_frame(), threshold=4, method="both", retriever="hybrid")
     assert v.counts.loc["synthetic-easy"].tolist() == [2, 2]  # ratings 5, 2, 4, 3
@@ -151,9 +151,9 @@ def test_filter_view_counts_and_measures_what_the_threshold_keeps():
 
 
 def test_as_queries_writes_valid_rows_with_provenance(tmp_path):
-    from labkit import handbook as hb
-    from labkit import synth_data as sd
     from labkit.data import load_queries
+    from labkit.studies import handbook as hb
+    from labkit.studies import synth_data as sd
 
     h = hb.handbook()
     c = sd.targets()[0]
@@ -175,7 +175,7 @@ def test_as_queries_writes_valid_rows_with_provenance(tmp_path):
 
 
 def test_with_ratings_refuses_a_relabelled_set_column():
-    from labkit import synth_data as sd
+    from labkit.studies import synth_data as sd
 
     frame = _frame()
     frame.loc[frame["set"] == "synthetic-hard", "set"] = "synthetic-hard (jaccard)"
@@ -187,11 +187,13 @@ def test_with_ratings_refuses_a_relabelled_set_column():
 def test_the_committed_generated_sets_are_rebuilt_from_the_recordings_and_their_spans_are_real():
     """Byte for byte from the cassette; every gold span inside its target chunk; every distractor a real chunk of
     another document (the spans themselves are validated against the corpus by load_queries)."""
-    from labkit import handbook as hb
-    from labkit import synth_data as sd
+    from labkit.studies import handbook as hb
+    from labkit.studies import synth_data as sd
 
     for kind, text in sd.render_sets().items():
-        assert sd.set_path(kind).read_text(encoding="utf-8") == text, f"run python -m labkit.synth_data ({kind})"
+        assert sd.set_path(kind).read_text(encoding="utf-8") == text, (
+            f"run python -m labkit.studies.synth_data ({kind})"
+        )
     chunks = {c.id: c for c in hb.handbook().chunks}
     spans = {(c.doc, c.start_char, c.end_char) for c in chunks.values()}
     queries = sd.load_sets()

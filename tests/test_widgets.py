@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from labkit import fusion, metrics, plots, stats, triage, widgets
-from labkit.explorer import Explorer, html_cells, html_table, html_text
 from labkit.faithfulness import Verdict
 from labkit.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
+from labkit.widgets.explorer import Explorer, html_cells, html_table, html_text
 
 
 def cells(html_: str, attr: str = "cell") -> dict[str, str]:
@@ -249,8 +249,8 @@ class _Grid:
 def test_chunk_grid_explorer_shows_costs_and_table_of_each_configuration():
     grid = _Grid()
     ex = widgets.ChunkGridExplorer(grid)
-    assert grid.calls == [(128, 32, 10)]  # overlap is a fraction of the size: 25 % of 128 words
-    shown = ex.html_for(size=256, overlap=0.5, k=7)
+    assert grid.calls == [(128, 32, 10)]  # the widget's overlap share, 25 % of 128, is 32 words below it
+    shown = ex.html_for(size=256, overlap_share=0.5, k=7)
     assert html_text(shown["costs"]) == "size 256, overlap 128 words: chunks 7.812, words read 1792"
     assert cells(shown["costs"], "cost") == {"chunks": "7.812", "words read": "1792"}
     assert cells(shown["table"]) == {"R@10|bm25|all": "0.2560", "ER@10|bm25|all": "1.2807"}

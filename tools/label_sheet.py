@@ -16,7 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from labkit import answers_data, llm  # noqa: E402
+from labkit import llm  # noqa: E402
+from labkit.studies import answers_data
 
 
 def _sheet(name: str) -> list[dict]:

@@ -26,11 +26,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from labkit import faithfulness as fa  # noqa: E402
-from labkit import faithfulness_data as fdx  # noqa: E402
-from labkit import handbook as hb  # noqa: E402
-from labkit import llm  # noqa: E402
+from labkit import (
+    faithfulness,  # noqa: E402
+    llm,  # noqa: E402
+)
 from labkit import reader as rd  # noqa: E402
+from labkit.studies import faithfulness_data as fdata  # noqa: E402
+from labkit.studies import handbook as hb  # noqa: E402
 
 SPEED = {llm.DEFAULT_MODEL: (95.0, 27.0), llm.SMALL_MODEL: (170.0, 40.0)}
 
@@ -107,7 +109,7 @@ def plan_06_answers() -> Iterator[Request]:
 
 def plan_06_swap() -> Iterator[Request]:
     """Context swapping: each question with another department's passages, lenient and strict prompts."""
-    from labkit.faithfulness_data import swap_sample
+    from labkit.studies.faithfulness_data import swap_sample
 
     h, sample, ctx = _contexts()
     for q, partner in swap_sample():
@@ -118,7 +120,7 @@ def plan_06_swap() -> Iterator[Request]:
 
 def plan_06_strict() -> Iterator[Request]:
     """The control: the strict prompt with the true passages (does it still answer?), dev questions."""
-    from labkit.faithfulness_data import swap_sample
+    from labkit.studies.faithfulness_data import swap_sample
 
     h, sample, ctx = _contexts()
     for q, _ in swap_sample():
@@ -133,20 +135,24 @@ def plan_06_toy() -> Iterator[Request]:
     from labkit import toys
 
     for model in (llm.DEFAULT_MODEL, llm.SMALL_MODEL):
-        for claim in toys.toy_claims():
+        for claim in toys.TOY_CLAIMS:
             yield Request(
-                model, fa.judge_prompt(toys.FAITH_CONTEXT_EN, claim), fa.JUDGE_SCHEMA, fa.JUDGE_MAX_TOKENS, 30
+                model,
+                faithfulness.judge_prompt(toys.FAITH_CONTEXT_EN, claim),
+                faithfulness.JUDGE_SCHEMA,
+                faithfulness.JUDGE_MAX_TOKENS,
+                30,
             )
 
 
 def _claims_to_judge() -> Iterator[tuple[str, str]]:
     """(context, claim) for every claim of every recorded answer and every hand-labelled claim, grouped by
     context so that consecutive requests share the judge's rules and context (llama.cpp reuses that prefix)."""
-    from labkit.faithfulness_data import answered, labelled_claims
+    from labkit.studies.faithfulness_data import answered, labelled_claims
 
     by_context: dict[str, list[str]] = {}
     for row in answered():
-        for claim in fa.split_claims(row["answer"]):
+        for claim in faithfulness.split_claims(row["answer"]):
             by_context.setdefault(row["context"], []).append(claim)
     for row in labelled_claims():
         by_context.setdefault(row["context"], []).append(row["claim"])
@@ -157,7 +163,14 @@ def _claims_to_judge() -> Iterator[tuple[str, str]]:
 
 def _plan_judge(model: str) -> Iterator[Request]:
     for context, claim in _claims_to_judge():
-        yield Request(model, fa.judge_prompt(context, claim), fa.JUDGE_SCHEMA, fa.JUDGE_MAX_TOKENS, 30, True)
+        yield Request(
+            model,
+            faithfulness.judge_prompt(context, claim),
+            faithfulness.JUDGE_SCHEMA,
+            faithfulness.JUDGE_MAX_TOKENS,
+            30,
+            True,
+        )
 
 
 def plan_06_judge_15() -> Iterator[Request]:
@@ -170,21 +183,25 @@ def plan_06_judge_05() -> Iterator[Request]:
 
 def plan_06_relevance() -> Iterator[Request]:
     """The model relevance judge, for the dev split's recorded answers (1.5B)."""
-    from labkit.faithfulness_data import answered
+    from labkit.studies.faithfulness_data import answered
 
-    for row in [r for r in answered() if r["split"] == "dev"][: fdx.N_EXTRA]:
+    for row in [r for r in answered() if r["split"] == "dev"][: fdata.N_EXTRA]:
         yield Request(
-            llm.DEFAULT_MODEL, fa.relevance_prompt(row["question"], row["answer"]), fa.RELEVANCE_SCHEMA, 20, 8
+            llm.DEFAULT_MODEL,
+            faithfulness.relevance_prompt(row["question"], row["answer"]),
+            faithfulness.RELEVANCE_SCHEMA,
+            20,
+            8,
         )
 
 
 def plan_06_atomic() -> Iterator[Request]:
     """Atomic claims of the dev split's recorded answers (1.5B)."""
-    from labkit.faithfulness_data import answered
+    from labkit.studies.faithfulness_data import answered
 
-    for row in [r for r in answered() if r["split"] == "dev"][: fdx.N_EXTRA]:
-        prompt = fa.ATOMIC_PROMPT.format(answer=row["answer"].strip())
-        yield Request(llm.DEFAULT_MODEL, prompt, fa.ATOMIC_SCHEMA, fa.ATOMIC_MAX_TOKENS, 60)
+    for row in [r for r in answered() if r["split"] == "dev"][: fdata.N_EXTRA]:
+        prompt = faithfulness.ATOMIC_PROMPT.format(answer=row["answer"].strip())
+        yield Request(llm.DEFAULT_MODEL, prompt, faithfulness.ATOMIC_SCHEMA, faithfulness.ATOMIC_MAX_TOKENS, 60)
 
 
 # ----------------------------------------------------------------------------- chapter 02
@@ -192,7 +209,7 @@ def plan_06_atomic() -> Iterator[Request]:
 
 def plan_02_easy() -> Iterator[Request]:
     from labkit import synth
-    from labkit.synth_data import targets
+    from labkit.studies.synth_data import targets
 
     h = hb.handbook()
     for c in targets():
@@ -202,7 +219,7 @@ def plan_02_easy() -> Iterator[Request]:
 
 def plan_02_hard() -> Iterator[Request]:
     from labkit import synth
-    from labkit.synth_data import distractors_for, method_of, targets
+    from labkit.studies.synth_data import distractors_for, method_of, targets
 
     h = hb.handbook()
     for i, c in enumerate(targets()):
@@ -215,7 +232,7 @@ def plan_02_hard() -> Iterator[Request]:
 def plan_02_realism() -> Iterator[Request]:
     """The few-shot rater on the held-out hand-rated questions, then on every generated question."""
     from labkit import synth
-    from labkit.synth_data import generated, realism_labels
+    from labkit.studies.synth_data import generated, realism_labels
 
     shots = realism_labels("fewshot")
     questions = [r["question"] for r in realism_labels("heldout")] + [r["question"] for r in generated()]
@@ -235,8 +252,8 @@ def _sorted(requests) -> list[Request]:
 
 
 def _plan_04(model: str, design: dict) -> Iterator[Request]:
-    """Chapter 04's position study (labkit.position_study): 80 questions, the trials of ``design``."""
-    from labkit import position_study as ps
+    """Chapter 04's position study (labkit.studies.position_study): 80 questions, the trials of ``design``."""
+    from labkit.studies import position_study as ps
 
     trials = ps.study_trials(ps.study_contexts(), **design)
     yield from _sorted(Request(model, ps.trial_prompt(t), None, rd.MAX_TOKENS, 20, True) for t in trials)
@@ -249,7 +266,7 @@ def plan_04_positions() -> Iterator[Request]:
 
 def plan_04_positions_05() -> Iterator[Request]:
     """The 0.5B on position_study.SMALL_DESIGN: closed-book, oracle, ten passages with the gold at 1, 5, 10."""
-    from labkit.position_study import SMALL_DESIGN
+    from labkit.studies.position_study import SMALL_DESIGN
 
     yield from _plan_04(llm.SMALL_MODEL, SMALL_DESIGN)
 
@@ -275,7 +292,7 @@ def plan_07_answers() -> Iterator[Request]:
 def plan_07_sweep() -> Iterator[Request]:
     """The 1.5B reader at k = 5 on the questions of 06's 120-question sample that the reference-number rule can
     judge (k = 3 is 07-answers): answers_data.sweep_questions; their answers are hand-labelled as well."""
-    from labkit.answers_data import SWEEP_K, sweep_questions
+    from labkit.studies.answers_data import SWEEP_K, sweep_questions
 
     yield from _sorted(_reader_requests(llm.DEFAULT_MODEL, sweep_questions(), SWEEP_K))
 
@@ -288,7 +305,7 @@ def plan_09_answers() -> Iterator[Request]:
 def _plan_correctness(model: str, questions, ks) -> Iterator[Request]:
     """The 1.5B judge's correctness verdicts (labkit.correctness.judged) on ``model``'s recorded answers:
     every claim against the reference answer and gold spans. Answers not recorded yet are left out."""
-    from labkit import correctness as co
+    from labkit import correctness
 
     h = hb.handbook()
     corpus_texts = {d: doc.text for d, doc in h.corpus.items()}
@@ -297,9 +314,11 @@ def _plan_correctness(model: str, questions, ks) -> Iterator[Request]:
     for k in ks:
         for q, r in _reader_pairs(model, questions, k):
             if r.key in replay.rows:
-                prompts += co.judge_prompts(replay.rows[r.key]["response"].strip(), q, corpus_texts)
+                prompts += correctness.judge_prompts(replay.rows[r.key]["response"].strip(), q, corpus_texts)
     judge = llm.DEFAULT_MODEL
-    yield from _sorted(Request(judge, p, fa.JUDGE_SCHEMA, fa.JUDGE_MAX_TOKENS, 40, True) for p in prompts)
+    yield from _sorted(
+        Request(judge, p, faithfulness.JUDGE_SCHEMA, faithfulness.JUDGE_MAX_TOKENS, 40, True) for p in prompts
+    )
 
 
 def plan_07_judge() -> Iterator[Request]:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+from labkit import metrics
+from labkit.data import load_corpus
 from labkit.exercises._base import Exercise
 
 
 def _n_documents() -> int:
-    from labkit.data import load_corpus
 
     return len(load_corpus())
 
 
 def _kept_share(rank: int) -> float:
     """The share of a grade-1 document's gain that DCG keeps at ``rank``: DCG of a ranking with it alone there."""
-    from labkit import metrics
 
     return metrics.dcg([0] * (rank - 1) + [1])
 

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from labkit import metrics, toys
+from labkit import fusion, metrics, toys
 from labkit.exercises._base import Exercise
 
 
 def _toy_rrf(**kwargs):
-    from labkit import fusion
 
     return fusion.rrf([toys.RRF_BM25, toys.RRF_DENSE], **kwargs)
 
 
 def _first_at_60(lists) -> str:
-    from labkit import fusion
 
     return fusion.rrf(lists, c=60)[0][0]
 

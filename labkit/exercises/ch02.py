@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from labkit import toys
+from labkit import synth, toys
 from labkit.exercises._base import Exercise
+from labkit.studies import synth_data as sd
 
 
 def _toy_similar() -> list[str]:
-    from labkit import synth
 
     return synth.similar_chunks(toys.SYNTH_SOURCE_TARGET, toys.SYNTH_CHUNKS_VI, 2)
 
@@ -18,9 +18,8 @@ def _best_bm25_set(scores) -> str:
 
 
 def _hard_kept_at_5(frame) -> int:
-    from labkit import synth_data
 
-    return int(synth_data.filter_view(frame, threshold=5).counts.loc["synthetic-hard", "kept"])
+    return int(sd.filter_view(frame, threshold=5).counts.loc["synthetic-hard", "kept"])
 
 
 EXERCISES: dict[str, Exercise] = {
@@ -47,6 +46,6 @@ EXERCISES: dict[str, Exercise] = {
         _hard_kept_at_5,
         "set the slider to 5 and read the 'kept' cell of synthetic-hard, or sum(frame rating == 5) for one retriever",
         tol=0,
-        objects={"frame": "the per-query frame with ratings (synth_data.with_ratings)"},
+        objects={"frame": "the per-query frame with ratings (sd.with_ratings)"},
     ),
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from labkit import metrics, toys
+from labkit.data import load_reference
 from labkit.exercises._base import Exercise
 
 
@@ -15,7 +16,6 @@ def _toy_hit_rate(k: int) -> float:
 
 
 def _liu_drop() -> float:
-    from labkit.data import load_reference
 
     liu = load_reference("lost_in_the_middle_liu2024")
     gpt = liu[(liu.n_docs == 20) & (liu.model == "GPT-3.5-Turbo (0613)")].set_index("position")

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 from labkit import toys
+from labkit.chunking import chunk_document, split_stats
+from labkit.data import load_corpus
 from labkit.exercises._base import Exercise
 
 
 def _toy_split_rate(size: int, overlap: int) -> float:
-    from labkit.chunking import split_stats
 
     return split_stats(toys.SPLIT_GOLD, size, overlap).split_rate
 
 
 def _n_chunks(doc_id: str, size: int, overlap: int) -> int:
-    from labkit.chunking import chunk_document
-    from labkit.data import load_corpus
 
     doc = load_corpus()[doc_id]
     return len(chunk_document(doc.id, doc.text, size, overlap))
@@ -22,8 +21,6 @@ def _n_chunks(doc_id: str, size: int, overlap: int) -> int:
 
 def _row_with_header(size: int, overlap: int = 0) -> bool:
     """Whether the chunk holding the Tokyo row of the travel per-diem table also holds the table's header row."""
-    from labkit.chunking import chunk_document
-    from labkit.data import load_corpus
 
     doc = load_corpus()["fin-travel-policy-2025"]
     start = doc.text.index("| Tokyo")

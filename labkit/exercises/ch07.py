@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from labkit import toys
+from labkit import toys, triage
 from labkit.exercises._base import Exercise
 
 
 def _toy_priority() -> str:
-    from labkit import triage
 
     return triage.priority(triage.triage(toys.TRIAGE_TRACES))
 
 
 def _toy_cells_changed_at_1() -> int:
-    from labkit import triage
 
     return sum(triage.quadrant(t, 5) != triage.quadrant(t, 1) for t in toys.TRIAGE_TRACES)
 

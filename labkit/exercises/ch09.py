@@ -6,13 +6,13 @@ from collections.abc import Mapping
 
 from labkit import toys
 from labkit.exercises._base import Exercise
+from labkit.router import evaluate_router
 
 R3 = "r3 RAG 80k-token context"
 R4 = "r4 intent classification"
 
 
 def _router_table(ranking: Mapping[str, list[str]] | None = None):
-    from labkit.router import evaluate_router
 
     return evaluate_router(ranking or toys.ROUTER_RANKING, toys.ROUTER_PASS, toys.ROUTER_COST, k=3)
 
@@ -47,7 +47,7 @@ EXERCISES: dict[str, Exercise] = {
     "9.3": Exercise(
         "share of requests the real-token filter sends to mini at k=10",
         lambda by_k: round(float(by_k.loc[10, "share to mini"]), 3),
-        "stats(10)['share to mini']: requests whose prompt is over nano's 1,024 tokens but within mini's 2,048",
+        "routing_stats(10)['share to mini']: requests whose prompt is over nano's 1,024 tokens but within mini's 2,048",
         objects={"by_k": "the routing table per k (one row per k, column 'share to mini')"},
     ),
     "9.4": Exercise(
@@ -62,7 +62,7 @@ EXERCISES: dict[str, Exercise] = {
         "chars/4 misroutes the prompts near a window boundary",
         objects={
             "by_k": "the routing table per k (one row per k, column 'filter recall')",
-            "at_11": "stats(11), the routing figures at k = 11",
+            "at_11": "routing_stats(11), the routing figures at k = 11",
         },
     ),
 }

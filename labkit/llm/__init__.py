@@ -25,6 +25,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+from labkit.llm import local
 from labkit.llm.cassette import Completion, MissingRecording, Recorder, Replay, cassette_path, prompt_key
 from labkit.llm.http import EndpointError, OpenAIChat
 from labkit.llm.usage import HOSTED_PRICES, reset_usage, usage_table
@@ -55,7 +56,6 @@ MODES = ("replay", "local", "local-small", "live", "record")
 
 def Local(model: str = DEFAULT_MODEL, **kwargs: Any):  # noqa: N802 - a class to the reader; imported lazily
     """The local model in-process (see :class:`labkit.llm.local.Local`); needs ``make llm``."""
-    from labkit.llm import local
 
     return local.Local(model, **kwargs)
 

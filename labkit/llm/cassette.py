@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from labkit import data_dir
+from labkit.llm.usage import LEDGER
 
 __all__ = ["Completion", "MissingRecording", "prompt_key", "cassette_path", "read_cassette", "Replay", "Recorder"]
 
@@ -165,7 +166,6 @@ class Replay:
         )
 
     def __call__(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> str:
-        from labkit.llm.usage import LEDGER
 
         done = self.complete(prompt, schema, max_tokens)
         LEDGER.add(self.model, "replayed", done)
@@ -224,7 +224,6 @@ class Recorder:
         return Completion(done.text, done.prompt_tokens, done.completion_tokens, done.seconds, done.retries, prov)
 
     def __call__(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> str:
-        from labkit.llm.usage import LEDGER
 
         key = prompt_key(self.model, prompt, schema=schema, max_tokens=max_tokens)
         how = "replayed" if key in self.replay.rows else "recorded"

@@ -28,6 +28,7 @@ import urllib.parse
 from typing import Any
 
 from labkit.llm.cassette import Completion, _options
+from labkit.llm.usage import LEDGER
 
 __all__ = ["OpenAIChat", "EndpointError"]
 
@@ -281,7 +282,6 @@ class OpenAIChat:
             )
 
     def __call__(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> str:
-        from labkit.llm.usage import LEDGER
 
         done = self.complete(prompt, schema, max_tokens)
         LEDGER.add(self.model, "live", done)

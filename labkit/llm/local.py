@@ -29,6 +29,7 @@ from pathlib import Path
 
 from labkit.cache import cache_dir, default_cache_dir
 from labkit.llm.cassette import Completion, _options
+from labkit.llm.usage import LEDGER
 
 __all__ = ["MODELS", "ALIASES", "DEFAULT_MODEL", "SMALL_MODEL", "Local", "install", "model_file"]
 
@@ -252,7 +253,6 @@ class Local:
         return Completion(text, usage.get("prompt_tokens"), usage.get("completion_tokens"), seconds, 0, prov)
 
     def __call__(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> str:
-        from labkit.llm.usage import LEDGER
 
         done = self.complete(prompt, schema, max_tokens)
         LEDGER.add(self.model, "live", done)

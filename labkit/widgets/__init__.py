@@ -1,7 +1,8 @@
-"""The chapters' explorers. With ``explorer`` and ``plots``, the only modules that import ipywidgets / matplotlib.
+"""The chapters' explorers: with ``plots``, the UI part of labkit, the only modules that import ipywidgets or
+matplotlib.
 
 Each wraps a pure function that the notebook calls first with plain arguments, on the skeleton of
-:class:`labkit.explorer.Explorer` (controls -> pure function -> HTML, errors shown in place), and exposes
+:class:`labkit.widgets.explorer.Explorer` (controls -> pure function -> HTML, errors shown in place), and exposes
 ``.result``: the value it currently shows, so the next notebook cell can print it (nbval compares that
 printout; it cannot see inside widgets). Value cells carry ``data-*`` keys, which the browser tests read;
 ``.html_for(**state)`` and the renderers (``metrics_html``, ``table_html``, ``triage_html``, ...) give the

@@ -1,7 +1,7 @@
 """Explorers of generated questions, judged claims and what answers cost: 02's synthetic sets, 06's judged
 answers, 09's routing and cascade.
 
-Each is a thin :class:`labkit.explorer.Explorer`: its controls, the pure function it wraps, and a renderer from
+Each is a thin :class:`labkit.widgets.explorer.Explorer`: its controls, the pure function it wraps, and a renderer from
 that function's value to HTML, defined here as plain functions so that tests check them without a browser. The
 functions that call a model (a judge, a generator) come in as arguments: a widget never calls one itself.
 """
@@ -14,7 +14,11 @@ from typing import Any
 
 import ipywidgets as w
 
-from labkit.explorer import LAYOUT, STYLE, Explorer, html_table
+from labkit import stats
+from labkit.faithfulness import faithfulness, quote_in_context
+from labkit.studies import cascade
+from labkit.studies import synth_data as sd
+from labkit.widgets.explorer import LAYOUT, STYLE, Explorer, html_table
 
 __all__ = [
     "SynthExplorer",
@@ -32,8 +36,7 @@ __all__ = [
 
 
 def synth_html(view: Any) -> str:
-    """What :func:`labkit.synth_data.filter_view` returns, as the explorer shows it."""
-    from labkit import stats
+    """What :func:`labkit.studies.synth_data.filter_view` returns, as the explorer shows it."""
 
     def rating(r) -> str:
         return "" if r.realism != r.realism else f"{r.realism:.0f}"  # NaN: not rated
@@ -58,17 +61,15 @@ class SynthExplorer(Explorer):
     css_class = "lk-synth-explorer"
 
     def __init__(self, frame: Any, threshold: int = 4, method: str = "both", retriever: str = "hybrid"):
-        from labkit import synth_data
-
         controls = {
             "threshold": w.IntSlider(value=threshold, min=1, max=5, description="keep rating ≥",
                                      continuous_update=False, layout=LAYOUT, style=STYLE),
-            "method": w.ToggleButtons(options=list(synth_data.METHODS), value=method, description="distractors",
+            "method": w.ToggleButtons(options=list(sd.METHODS), value=method, description="distractors",
                                       style=STYLE),
-            "retriever": w.Dropdown(options=list(synth_data.RETRIEVERS), value=retriever, description="retriever",
+            "retriever": w.Dropdown(options=list(sd.RETRIEVERS), value=retriever, description="retriever",
                                     layout=LAYOUT, style=STYLE),
         }  # fmt: skip
-        super().__init__(controls, lambda **s: synth_data.filter_view(frame, **s), synth_html)
+        super().__init__(controls, lambda **s: sd.filter_view(frame, **s), synth_html)
 
 
 # ---------------------------------------------------------------- 06: faithfulness, claim by claim
@@ -78,7 +79,6 @@ _VERDICT_COLOUR = {"supported": "#1a7f37", "unsupported": "#9a6700", "contradict
 
 def faithfulness_view(row: dict, judge: Any, mode: str = "PASS/FAIL") -> dict[str, Any]:
     """One recorded answer (``row``: qid, question, answer, context) judged claim by claim by ``judge``."""
-    from labkit.faithfulness import faithfulness
 
     if mode not in ("PASS/FAIL", "score"):
         raise ValueError(f"mode must be 'PASS/FAIL' or 'score', got {mode!r}")
@@ -88,7 +88,6 @@ def faithfulness_view(row: dict, judge: Any, mode: str = "PASS/FAIL") -> dict[st
 def faithfulness_html(row: dict, result, mode: str = "PASS/FAIL") -> str:
     """One judged answer as HTML: the question, the answer's claims with verdicts and quotes, the score or
     PASS/FAIL, and the context with every quote that really occurs in it highlighted (``<mark>``)."""
-    from labkit.faithfulness import quote_in_context
 
     if mode not in ("PASS/FAIL", "score"):
         raise ValueError(f"mode must be 'PASS/FAIL' or 'score', got {mode!r}")
@@ -191,7 +190,7 @@ def _verdict(correct: Any) -> str:
 
 
 def cascade_html(view: dict[str, Any]) -> str:
-    """:func:`labkit.cascade.request_view` as the explorer shows it: both answers with their verdicts, the
+    """:func:`labkit.studies.cascade.request_view` as the explorer shows it: both answers with their verdicts, the
     check's decision, and each strategy's cost (``data-cost="<strategy>|<column>"``)."""
     import pandas as pd
 
@@ -215,16 +214,15 @@ def cascade_html(view: dict[str, Any]) -> str:
 
 
 class CascadeExplorer(Explorer):
-    """Chapter 09: pick a request, read what the cascade did with it (wraps :func:`labkit.cascade.request_view`).
+    """Chapter 09: pick a request, read what the cascade did with it (:func:`labkit.studies.cascade.request_view`).
 
-    ``table``: :func:`labkit.cascade.cascade_table`; ``questions``: qid -> question text. Each request is listed
-    with :func:`labkit.cascade.outcome_label`, so the check's two kinds of error are easy to find.
+    ``table``: :func:`labkit.studies.cascade.cascade_table`; ``questions``: qid -> question text. Each request is listed
+    with :func:`labkit.studies.cascade.outcome_label`, so the check's two kinds of error are easy to find.
     """
 
     css_class = "lk-cascade-explorer"
 
     def __init__(self, table, questions=None, qid=None):
-        from labkit import cascade
 
         questions = dict(questions or {})
         options = [(f"{q} · {cascade.outcome_label(r)}", q) for q, r in table.iterrows()]

@@ -1,7 +1,7 @@
 """Explorers of rankings and their metrics: 03's playground, 01's fusion explorer and question box, 04's cutoff
 explorer, 05's chunk grid.
 
-Each is a thin :class:`labkit.explorer.Explorer`: its controls, the pure function it wraps, and a renderer from
+Each is a thin :class:`labkit.widgets.explorer.Explorer`: its controls, the pure function it wraps, and a renderer from
 that function's value to HTML, defined here as plain functions so that tests check them without a browser.
 """
 
@@ -13,9 +13,9 @@ from typing import Any
 
 import ipywidgets as w
 
-from labkit import fusion, metrics, plots, retrieval
-from labkit.explorer import LAYOUT, STYLE, Explorer, html_table
+from labkit import args, fusion, metrics, plots, retrieval
 from labkit.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
+from labkit.widgets.explorer import LAYOUT, STYLE, Explorer, html_table
 
 __all__ = [
     "MetricsPlayground",
@@ -205,7 +205,7 @@ class FusionExplorer(Explorer):
 
     css_class = "lk-fusion-explorer"
 
-    def __init__(self, runs, qrels, groups, questions, c=60, k=10, top_n=5, query=None):
+    def __init__(self, runs, qrels, groups, questions, c=fusion.DEFAULT_C, k=10, top_n=5, query=None):
         self.runs, self.qrels, self.groups, self.k, self.top_n = runs, qrels, groups, k, top_n
         self.c = w.IntSlider(value=c, min=1, max=200, description="RRF constant c", continuous_update=False,
                              layout=LAYOUT, style=STYLE)  # fmt: skip
@@ -295,9 +295,13 @@ class CutoffExplorer(Explorer):
 # ---------------------------------------------------------------- 05: the chunk grid
 
 
-def chunk_grid_view(grid, size: int, overlap: float, k: int) -> dict[str, Any]:
-    """One configuration of a :class:`labkit.grid.ChunkGrid`: ``overlap`` is a fraction of ``size``."""
-    words = int(size * overlap)
+def chunk_grid_view(grid, size: int, overlap_share: float, k: int) -> dict[str, Any]:
+    """One configuration of a :class:`labkit.grid.ChunkGrid`; ``overlap_share`` is a fraction of ``size``.
+
+    Below this function ``overlap`` is always in words, as :func:`labkit.chunking.chunk_corpus` takes it: the
+    share is turned into words here (``int(size * overlap_share)``), once, and ``view["overlap"]`` holds words.
+    """
+    words = int(size * args.finite_number("overlap_share", overlap_share, minimum=0, maximum=0.99))
     table = grid.evaluate(size, words, k, evidence=True)
     return {"size": size, "overlap": words, "k": k, "costs": grid.costs(size, words, k), "table": table}
 
@@ -320,19 +324,19 @@ class ChunkGridExplorer(Explorer):
 
     css_class = "lk-chunk-grid"
 
-    def __init__(self, grid, sizes=(64, 128, 256), overlap_fractions=(0.0, 0.25, 0.5), size=128, overlap=0.25, k=10):
+    def __init__(self, grid, sizes=(64, 128, 256), overlap_shares=(0.0, 0.25, 0.5), size=128, overlap_share=0.25, k=10):
         self.grid = grid
         self.size = w.SelectionSlider(options=list(sizes), value=size, description="chunk size (words)",
                                       continuous_update=False, layout=LAYOUT, style=STYLE)  # fmt: skip
-        self.overlap = w.SelectionSlider(options=[(f"{f:.0%}", f) for f in overlap_fractions], value=overlap,
+        self.overlap = w.SelectionSlider(options=[(f"{f:.0%}", f) for f in overlap_shares], value=overlap_share,
                                          description="overlap", continuous_update=False, layout=LAYOUT,
                                          style=STYLE)  # fmt: skip
         self.k = w.IntSlider(value=k, min=1, max=20, description="k", continuous_update=False, layout=LAYOUT,
                              style=STYLE)  # fmt: skip
         self.costs, self.table = w.HTML(), w.HTML()
         super().__init__(
-            {"size": self.size, "overlap": self.overlap, "k": self.k},
-            lambda size, overlap, k: chunk_grid_view(grid, size, overlap, k),
+            {"size": self.size, "overlap_share": self.overlap, "k": self.k},
+            lambda size, overlap_share, k: chunk_grid_view(grid, size, overlap_share, k),
             lambda view: {"costs": costs_html(view), "table": table_html(view["table"])},
             outputs={"costs": self.costs, "table": self.table},
             summary=lambda view: {**view, "table": view["table"].round(4)},

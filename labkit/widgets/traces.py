@@ -1,7 +1,7 @@
 """Explorers of a reader's answers, trace by trace: 04's position study (one question through every
 placement of its gold passage), 07's triage and 08's triage per slice.
 
-Each is a thin :class:`labkit.explorer.Explorer`: its controls, the pure function it wraps, and a renderer from
+Each is a thin :class:`labkit.widgets.explorer.Explorer`: its controls, the pure function it wraps, and a renderer from
 that function's value to HTML, defined here as plain functions so that tests check them without a browser. The
 answers come in recorded (traces, study tables): a widget never calls a model itself.
 """
@@ -14,7 +14,9 @@ from typing import Any
 
 import ipywidgets as w
 
-from labkit.explorer import LAYOUT, STYLE, Explorer, html_table
+from labkit import stats, triage
+from labkit.studies import position_view as pv
+from labkit.widgets.explorer import LAYOUT, STYLE, Explorer, html_table
 
 __all__ = [
     "PositionExplorer",
@@ -32,7 +34,7 @@ __all__ = [
 
 
 def position_html(view: dict[str, Any], width: int = 220) -> str:
-    """:func:`labkit.position_view.trial_view` as the explorer shows it: the question, its reference and
+    """:func:`labkit.studies.position_view.trial_view` as the explorer shows it: the question, its reference and
     pattern, the chosen trial's passages in prompt order (the gold highlighted, each cut to ``width``
     characters), the answer with its verdict (``data-verdict="trial"``), and every trial's answer
     (``data-trial="<trial>|<column>"``)."""
@@ -62,18 +64,17 @@ def position_html(view: dict[str, Any], width: int = 220) -> str:
 
 class PositionExplorer(Explorer):
     """Chapter 04: pick a question and a trial of the position study, read the passages the model got, its
-    answer and the verdict, beside the question's other trials (wraps :func:`labkit.position_view.trial_view`).
+    answer and the verdict, beside the question's other trials (wraps :func:`labkit.studies.position_view.trial_view`).
 
-    ``table``: :func:`labkit.position_study.run_study` with a check column (``add_check``); ``contexts``: the
+    ``table``: :func:`labkit.studies.position_study.run_study` with a check column (``add_check``); ``contexts``: the
     study's contexts; ``queries``: qid -> Query, for the reference answers. Each question is listed with its
-    :func:`labkit.position_view.question_pattern`, so the ones that lose the gold in the middle are easy to
+    :func:`labkit.studies.position_view.question_pattern`, so the ones that lose the gold in the middle are easy to
     find.
     """
 
     css_class = "lk-position-explorer"
 
     def __init__(self, table, contexts, queries=None, qid=None, trial=None, column="correct"):
-        from labkit import position_view as pv
 
         qids = list(dict.fromkeys(table["qid"]))
         if not qids:
@@ -99,7 +100,6 @@ class PositionExplorer(Explorer):
 def triage_view(traces: list[dict], k: int, cell: str, n_examples: int = 3) -> dict[str, Any]:
     """The 2x2 counts of ``traces`` at ``k``, the priority, and the first ``n_examples`` traces of ``cell`` as
     :func:`labkit.triage.drill_down` reads them (plus ``read``: the chunks the reader saw)."""
-    from labkit import triage
 
     counts = triage.triage(traces, k)
     chosen = [t for t in traces if triage.quadrant(t, k) == cell][:n_examples]
@@ -158,7 +158,6 @@ class TriageExplorer(Explorer):
     css_class = "lk-triage-explorer"
 
     def __init__(self, traces_at, k=5, max_k=20, n_examples=3, readers=None, reader=None):
-        from labkit import triage
 
         self.n_examples = n_examples
         traces_at = functools.cache(traces_at)
@@ -200,7 +199,6 @@ def slice_triage_view(traces: list[dict], k: int, group: str, cell: str, n_examp
     """One group's row of :func:`labkit.triage.stage_gap` (the cells, the gap between the stages with its
     interval, the priority, ``clear``) and the first ``n_examples`` traces of ``cell`` in that group, as
     :func:`triage_view` reads them. ``group`` is a value of ``t[by]``, or ``"all"``."""
-    from labkit import triage
 
     gaps = triage.stage_gap(traces, k, by=by)
     if group not in gaps.index:
@@ -214,7 +212,6 @@ def slice_triage_view(traces: list[dict], k: int, group: str, cell: str, n_examp
 
 def slice_triage_html(view: dict[str, Any]) -> dict[str, str]:
     """:func:`triage_html` of the group, with the gap line (``data-gap``: the gap and its interval)."""
-    from labkit import stats
 
     shown = triage_html(view)
     settled = "the interval excludes 0" if view["clear"] else "the interval includes 0: not settled"
@@ -234,7 +231,6 @@ class SliceTriageExplorer(Explorer):
     css_class = "lk-slice-triage-explorer"
 
     def __init__(self, traces, k, group="all", cell="RET_FAIL", n_examples=3, by="slice"):
-        from labkit import triage
 
         groups = list(triage.stage_gap(traces, k, by=by).index)
         self.group = w.ToggleButtons(options=groups, value=group, description=by,

@@ -14,8 +14,8 @@
 # %%
 import labkit
 from labkit import check, llm, plots, stats, synth, toys
-from labkit import handbook as hb
-from labkit import synth_data as sd
+from labkit.studies import handbook as hb
+from labkit.studies import synth_data as sd
 
 labkit.setup()
 llm.reset_usage()

@@ -401,7 +401,8 @@ from pathlib import Path
 import bm25s
 import Stemmer
 
-from labkit.data import load_corpus, load_queries, read_qrels, read_run, write_qrels, write_run
+from labkit.data import load_corpus, load_queries
+from labkit.trec import read_qrels, read_run, write_qrels, write_run
 
 corpus = load_corpus()
 queries = load_queries(split="dev")

@@ -70,16 +70,13 @@ print("labkit agrees")
 import pandas as pd
 
 from labkit import stats
-from labkit.chunking import chunk_corpus, spans_to_qrels
-from labkit.data import load_corpus, load_queries, load_reference
-from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+from labkit.data import load_reference
+from labkit.retrieval import make_run
+from labkit.studies import handbook as hb
 
-corpus = load_corpus()
-queries = load_queries()
-chunks = chunk_corpus(corpus, 128, 32)
-qrels = spans_to_qrels(queries, chunks)
-bm25, dense = BM25Retriever(chunks), DenseRetriever(chunks)
-retrievers = {"bm25": bm25, "dense": dense, "hybrid": HybridRetriever([bm25, dense])}
+h = hb.handbook()  # the shared setting: 128-word chunks, 32 overlap, BM25, dense and RRF (c = 60)
+corpus, queries, chunks, qrels = h.corpus, h.queries, h.chunks, h.qrels
+retrievers = {"bm25": h.bm25, "dense": h.dense, "hybrid": h.hybrid}
 runs = {name: make_run(r, queries, 20) for name, r in retrievers.items()}
 slice_of = {q.qid: q.slice for q in queries}
 measures = ("RR@3", "hit@3", "RR@10", "hit@10")
@@ -339,7 +336,7 @@ print(f"GPT-3.5-Turbo (16K), answer at position 1: {turbo_16k[20]:.1f} with 20 d
 # Now a real reader: the workbook's local model (Qwen2.5-Coder-1.5B-Instruct, chapter 00) gets the numbered
 # passages and the question, in the prompt `labkit.reader` uses everywhere, and answers. Its answers were
 # recorded once and replay here (`data/llm/`). The design follows Liu et al. at a scale the recording budget
-# allows (`labkit.position_study`; `data/llm/README.md` has the sizing):
+# allows (`labkit.studies.position_study`; `data/llm/README.md` has the sizing):
 #
 # * **80 questions**, sampled (seeded) from those the reference-number rule can judge: one grade-3 gold span,
 #   and the key number of the reference answer written in the gold passage. An answer is right when it states
@@ -356,15 +353,14 @@ print(f"GPT-3.5-Turbo (16K), answer at position 1: {turbo_16k[20]:.1f} with 20 d
 
 # %%
 from labkit import correctness, llm
-from labkit import handbook as hb
-from labkit import position_study as ps
-from labkit import position_view as pv
 from labkit import reader as rd
+from labkit.studies import position_study as ps
+from labkit.studies import position_view as pv
 
 llm.reset_usage()
 study = ps.study_contexts()
 trials = ps.study_trials(study)
-by_qid = hb.handbook().by_qid
+by_qid = h.by_qid
 print(f"{len(study)} questions, {len(trials)} trials:",
       pd.Series([t.condition for t in trials]).value_counts().to_dict())  # fmt: skip
 model_15 = rd.llm_reader(llm.from_env(llm.DEFAULT_MODEL))

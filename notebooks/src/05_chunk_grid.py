@@ -128,9 +128,9 @@ for size, overlap in [(64, 0), (128, 32), (256, 128)]:
 # %%
 from labkit.grid import ChunkGrid
 
-sizes, fractions = (64, 128, 256), (0.0, 0.25, 0.5)
+sizes, shares = (64, 128, 256), (0.0, 0.25, 0.5)
 dev = ChunkGrid(corpus, load_queries(split="dev"), retrievers=("bm25", "dense"))
-at_10 = dev.table(sizes, fractions, k=10, slice="all")
+at_10 = dev.table(sizes, shares, k=10, slice="all")
 columns = ["chunks", "cost x", "words read at k", "split rate", "R@10 bm25", "R@10 dense", "ER@10 bm25", "ER@10 dense"]
 at_10[columns].round(3)
 
@@ -151,7 +151,7 @@ at_10[columns].round(3)
 
 # %%
 budget_k = {64: 20, 128: 10, 256: 5}
-table = dev.table(sizes, fractions, k=budget_k, slice="all")
+table = dev.table(sizes, shares, k=budget_k, slice="all")
 table.round(3)
 
 # %%
@@ -168,7 +168,7 @@ plots.plot_grid(table, ["ER@k bm25", "ER@k dense", "split rate"], "dev split, eq
 # the equal budget, for each retriever (`ChunkGrid.by_slice`):
 
 # %%
-er_by_slice = {r: dev.by_slice(sizes, fractions, f"ER@k {r}", k=budget_k) for r in dev.retrievers}
+er_by_slice = {r: dev.by_slice(sizes, shares, f"ER@k {r}", k=budget_k) for r in dev.retrievers}
 pd.concat(er_by_slice, axis=1, names=["retriever", "slice"]).round(3)
 
 # %%
@@ -201,7 +201,7 @@ for r, grid_by_slice in er_by_slice.items():
 budget_rows = {(int(size), int(ov)): dev.per_query(int(size), int(ov), budget_k[int(size)]) for size, ov in table.index}
 rows = []
 for size in sizes:
-    none, quarter, half = (budget_rows[(size, int(size * f))] for f in fractions)
+    none, quarter, half = (budget_rows[(size, int(size * f))] for f in shares)
     for r in dev.retrievers:
         for step, (a, b) in {"0 -> 25 %": (none, quarter), "25 -> 50 %": (quarter, half)}.items():
             est, low, high = stats.bootstrap_ci((b[f"ER@k {r}"] - a[f"ER@k {r}"]).dropna())
@@ -246,7 +246,7 @@ plots.plot_bars_ci(stats.group_means_ci(er_long, ["slice", "retriever"], "ER@k")
 # %%
 test = ChunkGrid(corpus, load_queries(split="test"), retrievers=("bm25", "dense"))
 default = (128, 32)
-confirm = test.table(sizes, fractions, k=budget_k, slice="all")
+confirm = test.table(sizes, shares, k=budget_k, slice="all")
 confirm.loc[[best, default], ["k", "ER@k bm25", "ER@k dense", "nDCG@k bm25", "nDCG@k dense"]].round(4)
 
 # %% [markdown]
@@ -394,7 +394,7 @@ dev.costs(64, 16, k=10)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-explorer = widgets.ChunkGridExplorer(dev, sizes, fractions, size=128, overlap=0.25, k=10)
+explorer = widgets.ChunkGridExplorer(dev, sizes, shares, size=128, overlap_share=0.25, k=10)
 explorer
 
 # %%
@@ -470,7 +470,7 @@ prediction_5_5 = False
 
 # %%
 double_k = {size: 2 * k for size, k in budget_k.items()}
-double = dev.table(sizes, fractions, k=double_k, slice="all")
+double = dev.table(sizes, shares, k=double_k, slice="all")
 for name, grid_table in (("~1,250 words", table), ("~2,500 words", double)):
     print(f"best for dense at {name}:", tuple(int(x) for x in grid_table["ER@k dense"].idxmax()))
 double[["k", "words read at k", "ER@k bm25", "ER@k dense"]].round(3)

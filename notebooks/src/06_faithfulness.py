@@ -13,7 +13,7 @@
 # %%
 import labkit
 from labkit import calibration, check, faithfulness, llm, stats, toys
-from labkit import faithfulness_data as fdata
+from labkit.studies import faithfulness_data as fdata
 
 labkit.setup()
 llm.reset_usage()
@@ -108,11 +108,11 @@ judge_05 = faithfulness.model_judge(llm.from_env(llm.SMALL_MODEL))
 truth = ["supported", "supported", "unsupported", "contradicted"]
 pd.DataFrame(
     {
-        "claim": toys.toy_claims(),
+        "claim": list(toys.TOY_CLAIMS),
         "should be": truth,
-        "1.5B says": [judge_15(toys.FAITH_CONTEXT_EN, c).verdict for c in toys.toy_claims()],
-        "0.5B says": [judge_05(toys.FAITH_CONTEXT_EN, c).verdict for c in toys.toy_claims()],
-        "lexical says": [faithfulness.lexical_judge(toys.FAITH_CONTEXT_EN, c).verdict for c in toys.toy_claims()],
+        "1.5B says": [judge_15(toys.FAITH_CONTEXT_EN, c).verdict for c in toys.TOY_CLAIMS],
+        "0.5B says": [judge_05(toys.FAITH_CONTEXT_EN, c).verdict for c in toys.TOY_CLAIMS],
+        "lexical says": [faithfulness.lexical_judge(toys.FAITH_CONTEXT_EN, c).verdict for c in toys.TOY_CLAIMS],
     }
 )
 
@@ -134,9 +134,9 @@ pd.DataFrame(
 # drawn with a fixed seed.
 
 # %%
-from labkit import reader
+from labkit import reader as rd
 
-print(reader.PROMPTS["lenient"].format(passages="[1] …\n\n[2] …\n\n[3] …", question="…"))
+print(rd.PROMPTS["lenient"].format(passages="[1] …\n\n[2] …\n\n[3] …", question="…"))
 answers = pd.DataFrame(fdata.answered())
 answers["claims"] = answers["answer"].map(faithfulness.split_claims)
 print(f"{len(answers)} answers; claims per answer:", answers["claims"].map(len).value_counts().sort_index().to_dict())
@@ -241,11 +241,11 @@ judges = {
     "1.5B + quote guard": faithfulness.model_judge(llm.from_env(llm.DEFAULT_MODEL), guard=True),
     "0.5B": judge_05,
     "lexical": faithfulness.lexical_judge,
-    "always supported": calibration.always_supported,
+    "always supported": faithfulness.always_supported,
 }
 table = calibration.verdict_table(labels.to_dict("records"), judges)
 dev, test = table[table["split"] == "dev"], table[table["split"] == "test"]
-calibration.judge_report(dev, list(judges))
+stats.judge_report(dev, list(judges), truth="label", passes="supported")
 
 # %% [markdown]
 # Read the *accuracy* column first, then TPR and TNR. The judge that approves everything is right whenever the
@@ -293,10 +293,10 @@ for _, r in slipped.head(4).iterrows():
 # split are the ones to report:
 
 # %%
-dev_report = calibration.judge_report(dev, list(judges)[:4])
+dev_report = stats.judge_report(dev, list(judges)[:4], truth="label", passes="supported")
 chosen = (dev_report["TPR"] + dev_report["TNR"]).idxmax()
 print("chosen on dev:", chosen)
-calibration.judge_report(test, [chosen, "always supported"])
+stats.judge_report(test, [chosen, "always supported"], truth="label", passes="supported")
 
 # %% [markdown]
 # The rule picks the lexical baseline, and it holds up on the 116 test labels (TPR 0.93, TNR 0.48). On this
@@ -490,7 +490,9 @@ check.exercise("6.1", answer_6_1)
 # **6.2** Predict, then run: what TNR does the judge that says "supported" to everything get on the test split?
 
 # %% tags=["solution"]
-answer_6_2 = calibration.judge_report(test, ["always supported"]).loc["always supported", "TNR"]
+answer_6_2 = stats.judge_report(test, ["always supported"], truth="label", passes="supported").loc[
+    "always supported", "TNR"
+]
 
 # %%
 check.exercise("6.2", answer_6_2, table=test)

@@ -81,10 +81,11 @@ import functools
 
 import pandas as pd
 
-from labkit import answers_data, correctness, faithfulness, metrics
-from labkit import handbook as hb
+from labkit import correctness, faithfulness, metrics
 from labkit import reader as rd
 from labkit.retrieval import make_run
+from labkit.studies import answers_data
+from labkit.studies import handbook as hb
 
 h = hb.handbook()
 queries, texts, qrels = h.queries, h.texts, h.qrels
@@ -206,19 +207,19 @@ verdicts = pd.DataFrame(
         "slice": slice_of,
     }
 )
-rule_table = correctness.rule_report(verdicts, ["reference number", "lexical judge"])
+rule_table = stats.judge_report(verdicts, ["reference number", "lexical judge"], truth="hand label", missing="skip")
 rule_table.round(3)
 
 # %%
 ref_row, lex_row = rule_table.loc["reference number"], rule_table.loc["lexical judge"]
 print(
     f"reference number: judges {ref_row.judged} answers ({ref_row['left out']} references have no key number); "
-    f"passes {ref_row['says pass']:.1%}, truly right among them {ref_row['truly right']:.1%}"
+    f"passes {ref_row['says pass']:.1%} of them; {ref_row['truly pass']:.1%} of them are truly right"
 )
-print(f"TPR + TNR: reference number {ref_row.TPR + ref_row.TNR:.2f}, lexical judge {lex_row.TPR + lex_row.TNR:.2f}")
+print(f"J = TPR + TNR - 1: reference number {ref_row.J:.2f}, lexical judge {lex_row.J:.2f}")
 print(
     f"lexical judge:    passes {lex_row['says pass']:.1%} of all {lex_row.judged}, truly right "
-    f"{lex_row['truly right']:.1%}; it fails {1 - lex_row.TPR:.0%} of the right answers"
+    f"{lex_row['truly pass']:.1%}; it fails {1 - lex_row.TPR:.0%} of the right answers"
 )
 
 # %% [markdown]
@@ -226,7 +227,7 @@ print(
 #
 # * The **lexical judge** is strict: a right answer in other words, or with one sentence of framing the gold does
 #   not cover, fails. Its high TNR comes with a low TPR, so its pass rate sits far below the truth.
-# * The **reference number** balances the two rates better (the larger TPR + TNR), but only on the answers it
+# * The **reference number** balances the two rates better (the larger J = TPR + TNR − 1), but only on the answers it
 #   can judge: references without a number are left out. It passes a wrong answer that happens to contain the
 #   number (a condition wrong, a comparison half right), and fails a right answer that spells the number
 #   differently.

@@ -42,20 +42,16 @@ llm.reset_usage()
 # 2,000 times, seeded).
 
 # %%
-from labkit.chunking import chunk_corpus, spans_to_qrels
-from labkit.data import load_corpus, load_queries
-from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+from labkit.retrieval import make_run
+from labkit.studies import handbook as hb
 
-READ_K = 3  # chunks the reader gets
+READ_K = hb.READER_K  # chunks the reader gets: 3
 
-corpus = load_corpus()
-queries = load_queries()
-chunks = chunk_corpus(corpus, 128, 32)
-qrels = spans_to_qrels(queries, chunks)
-bm25, dense = BM25Retriever(chunks), DenseRetriever(chunks)
-hybrid = HybridRetriever([bm25, dense], c=60)
+h = hb.handbook()  # the shared setting: 128-word chunks, 32 overlap, BM25, dense and RRF (c = 60)
+corpus, queries, chunks, qrels = h.corpus, h.queries, h.chunks, h.qrels
+bm25, dense, hybrid = h.bm25, h.dense, h.hybrid
 runs = {"bm25": make_run(bm25, queries, 100), "dense": make_run(dense, queries, 100)}
-runs["hybrid"] = fusion.fuse_runs([runs["bm25"], runs["dense"]], c=60, top_n=100)
+runs["hybrid"] = fusion.fuse_runs([runs["bm25"], runs["dense"]], top_n=100)
 print(f"{len(corpus)} documents, {len(chunks)} chunks, {len(queries)} labelled queries")
 
 # %% [markdown]
@@ -225,19 +221,12 @@ for name in ("bm25", "hybrid"):
 
 
 # %%
-def hybrid_run(chunking, depth=100):
-    return fusion.fuse_runs(
-        [make_run(BM25Retriever(chunking), queries, depth), make_run(DenseRetriever(chunking), queries, depth)],
-        c=60,
-        top_n=depth,
-    )
-
-
 budget = {64: 20, 128: 10, 256: 5}
 evidence_by_chunking = {}
 for size, k in budget.items():
-    chunking = chunks if size == 128 else chunk_corpus(corpus, size, size // 4)
-    run = runs["hybrid"] if size == 128 else hybrid_run(chunking)
+    setting = hb.handbook(size, size // 4)  # the same retrievers on another chunking (built once, cached)
+    chunking = setting.chunks
+    run = fusion.fuse_runs([make_run(setting.bm25, queries, 100), make_run(setting.dense, queries, 100)], top_n=100)
     evidence_by_chunking[f"{size} words, k={k}"] = pd.Series(evidence_recall(run, queries, chunking, k))
 chunking_rows = pd.DataFrame(evidence_by_chunking).assign(slice=lambda t: t.index.map(groups))
 names = list(evidence_by_chunking)
@@ -258,10 +247,10 @@ stats.fmt_ci_table(stats.group_means_ci(chunking_rows, "slice", [*names, "128 - 
 # stricter one chapter 07 uses for triage (a chunk holding a grade-3 span whole: hit@3 at threshold 3).
 
 # %%
-from labkit import answers_data
 from labkit import reader as rd
+from labkit.studies import answers_data
 
-texts = {c.id: c.text for c in chunks}
+texts = h.texts
 corpus_texts = {d: doc.text for d, doc in corpus.items()}
 model = rd.llm_reader(llm.from_env(llm.DEFAULT_MODEL))  # replays the recorded answers
 traces = triage.reader_traces(queries, runs["hybrid"], texts, qrels, model, answers_data.label_check(), corpus_texts,

@@ -171,8 +171,9 @@ pd.DataFrame({"nDCG@1": at_1["nDCG@1"], "nDCG@3": table["nDCG@3"], "regret": tab
 # chapter 06's lexical judge against the passages the model read. No reference answer is needed.
 
 # %%
-from labkit import answers_data, cascade, llm
-from labkit import handbook as hb
+from labkit import llm
+from labkit.studies import answers_data, cascade
+from labkit.studies import handbook as hb
 
 llm.reset_usage()
 h = hb.handbook()
@@ -336,15 +337,11 @@ from labkit.toys import ROUTER_WINDOW
 WINDOW = ROUTER_WINDOW  # tokens (made up)
 print("context windows:", WINDOW)
 
-from labkit.chunking import chunk_corpus
-from labkit.data import load_corpus, load_queries
 from labkit.embeddings import count_tokens
-from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+from labkit.retrieval import make_run
 
-queries = load_queries()
-chunks = chunk_corpus(load_corpus(), 128, 32)
-texts = {c.id: c.text for c in chunks}
-run = make_run(HybridRetriever([BM25Retriever(chunks), DenseRetriever(chunks)]), queries, 20)
+queries, chunks, texts = h.queries, h.chunks, h.texts  # the shared setting of the cascade section above
+run = make_run(h.hybrid, queries, 20)
 
 prompts = router.rag_prompts(queries, run, texts, k=5)
 print(prompts[0][:400])
@@ -363,12 +360,12 @@ print(f"k=5: {len(prompts)} prompts, real tokens median {pd.Series(true_tokens).
 
 
 # %%
-def stats(k):
+def routing_stats(k):
     p = router.rag_prompts(queries, run, texts, k)
     return router.routing_at_k(count_tokens(p), [router.chars_over_4(x) for x in p], WINDOW, COST)
 
 
-by_k = pd.DataFrame({k: stats(k) for k in (1, 3, 5, 10, 20)}).T.rename_axis("k")
+by_k = pd.DataFrame({k: routing_stats(k) for k in (1, 3, 5, 10, 20)}).T.rename_axis("k")
 by_k.round(3)
 
 # %%
@@ -412,9 +409,7 @@ print(f"recall = 1 - overpay at every k: {same}")
 # 1,800 tokens, near their median at *k* = 10. Our requests by length and position of the first gold chunk:
 
 # %%
-from labkit.chunking import spans_to_qrels
-
-qrels = spans_to_qrels(queries, chunks)
+qrels = h.qrels
 tokens_10 = count_tokens(router.rag_prompts(queries, run, texts, k=10))
 print(f"median prompt at k = 10: {pd.Series(tokens_10).median():.0f} tokens")
 rows = []  # the first chunk of grade >= 2 in the prompt
@@ -435,10 +430,10 @@ pd.crosstab(pd.DataFrame(rows)["length"], pd.DataFrame(rows)["gold chunk"], marg
 # %% [markdown]
 # ## Playground
 #
-# The widget wraps `stats(k)` above (built on `router.routing_at_k`). With a plain argument:
+# The widget wraps `routing_stats(k)` above (built on `router.routing_at_k`). With a plain argument:
 
 # %%
-{name: round(v, 4) for name, v in stats(8).items()}
+{name: round(v, 4) for name, v in routing_stats(8).items()}
 
 # %% [markdown]
 # Move *k* and watch the prompt size, where the filter sends the requests, the price per thousand requests and
@@ -446,7 +441,7 @@ pd.crosstab(pd.DataFrame(rows)["length"], pd.DataFrame(rows)["gold chunk"], marg
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-explorer = widgets.RoutingExplorer(stats, k=5)
+explorer = widgets.RoutingExplorer(routing_stats, k=5)
 explorer
 
 # %%
@@ -518,7 +513,7 @@ check.exercise("9.2", answer_9_2)
 # **9.3** At *k* = 10, what share of requests does the real-token filter send to `mini`?
 
 # %% tags=["solution"]
-answer_9_3 = round(stats(10)["share to mini"], 3)
+answer_9_3 = round(routing_stats(10)["share to mini"], 3)
 
 # %%
 check.exercise("9.3", answer_9_3, by_k=by_k)
@@ -543,13 +538,13 @@ check.exercise("9.4", prediction_9_4)
 # window, and work out from the rows for *k* = 5 and 10 how many tokens one more chunk adds. Will the filter's
 # recall at *k* = 11 be higher, lower or the same as at *k* = 10? Write `"higher"`, `"lower"` or `"same"` in
 # `prediction_9_5`, then move the playground's slider to 11 (or run the cell below, which computes the same
-# `stats(11)`).
+# `routing_stats(11)`).
 
 # %% tags=["solution"]
 prediction_9_5 = "lower"  # the median prompt crosses mini's window: chars/4 misroutes near a boundary
 
 # %%
-at_11 = stats(11)
+at_11 = routing_stats(11)
 print(
     f"filter recall: k = 10 {by_k.loc[10, 'filter recall']:.3f}, k = 11 {at_11['filter recall']:.3f} "
     f"(median prompt {at_11['tokens p50']:.0f} tokens)"

@@ -15,7 +15,7 @@ def ch02_frame():
     import pandas as pd
 
     from labkit import llm, synth
-    from labkit import synth_data as sd
+    from labkit.studies import synth_data as sd
 
     synthetic = sd.load_sets()
     gen = pd.DataFrame(sd.generated())

@@ -12,8 +12,8 @@ STEM = "06_faithfulness"
 @lru_cache(maxsize=1)
 def ch06_inputs():
     """The rows and judges the notebook hands the explorer, rebuilt here from replayed recordings."""
-    from labkit import calibration, faithfulness, llm
-    from labkit import faithfulness_data as fdata
+    from labkit import faithfulness, llm
+    from labkit.studies import faithfulness_data as fdata
 
     rows = {r["qid"]: r for r in fdata.answered()}
     judges = {
@@ -21,7 +21,7 @@ def ch06_inputs():
         "1.5B + quote guard": faithfulness.model_judge(llm.Replay(llm.DEFAULT_MODEL), guard=True),
         "0.5B": faithfulness.model_judge(llm.Replay(llm.SMALL_MODEL)),
         "lexical": faithfulness.lexical_judge,
-        "always supported": calibration.always_supported,
+        "always supported": faithfulness.always_supported,
     }
     return rows, judges
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import labkit
-from labkit.explorer import html_cells, html_text
+from labkit.widgets.explorer import html_cells, html_text
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -530,9 +530,9 @@ def ch04_study():
     """The notebook's position study: ``table`` (the 1.5B's recorded answers, reference-number rule), ``study``
     (the contexts) and ``by_qid`` (the queries), rebuilt from the recording as the notebook builds them."""
     from labkit import correctness, llm
-    from labkit import handbook as hb
-    from labkit import position_study as ps
     from labkit import reader as rd
+    from labkit.studies import handbook as hb
+    from labkit.studies import position_study as ps
 
     study = ps.study_contexts()
     by_qid = hb.handbook().by_qid
@@ -555,11 +555,12 @@ CH08_STEM = "08_case_study"
 def ch08_traces() -> list[dict]:
     """08's ``traces``: the 1.5B's recorded answers over the hybrid (BM25 + dense, RRF c=60, top 100) top 3,
     judged by the hand labels, rebuilt as the notebook builds them."""
-    from labkit import answers_data, fusion, llm, triage
+    from labkit import fusion, llm, triage
     from labkit import reader as rd
     from labkit.chunking import spans_to_qrels
     from labkit.data import load_corpus
     from labkit.retrieval import make_run
+    from labkit.studies import answers_data
 
     inp = ch01_inputs()
     queries = list(inp.queries.values())
@@ -602,7 +603,7 @@ def chunk_grid_explorer(page, stem: str = CH05_STEM) -> ExplorerPage:
     passes them), opened on 128 words, 25 %, k = 10."""
     from labkit import widgets
 
-    explorer = widgets.ChunkGridExplorer(ch05_grid(), size=128, overlap=0.25, k=10)
+    explorer = widgets.ChunkGridExplorer(ch05_grid(), size=128, overlap_share=0.25, k=10)
     return ExplorerPage(page, stem, explorer, timeout=GRID_TIMEOUT_S)
 
 
@@ -619,10 +620,11 @@ def _ch07_setting():
     """What chapter 07's ``traces_for`` reads: the handbook setting, the hybrid run at depth 20, the checks."""
     from types import SimpleNamespace
 
-    from labkit import answers_data, correctness, faithfulness, llm
-    from labkit import handbook as hb
+    from labkit import correctness, faithfulness, llm
     from labkit import reader as rd
     from labkit.retrieval import make_run
+    from labkit.studies import answers_data
+    from labkit.studies import handbook as hb
 
     h = hb.handbook()
     corpus_texts = {d: doc.text for d, doc in h.corpus.items()}
@@ -675,7 +677,7 @@ ROUTING_TIMEOUT_S = 60.0  # a k the kernel has not computed yet: every query's p
 
 @functools.cache
 def ch09_stats(k: int) -> dict[str, float]:
-    """The notebook's ``stats(k)``, the function its RoutingExplorer wraps, computed here once per k.
+    """The notebook's ``routing_stats(k)``, the function its RoutingExplorer wraps, computed here once per k.
 
     Same queries, chunks (128/32) and ``make_run(HybridRetriever([bm25, dense]), queries, 20)`` as chapter 04
     (``ch04_runs()["hybrid"]``: c=60, depth 100, made at depth 20), so they are reused; the chunk texts are
@@ -698,8 +700,9 @@ def ch09_stats(k: int) -> dict[str, float]:
 def ch09_outcomes():
     """The notebook's ``outcomes`` (``cascade.cascade_table``: 0.5B first, 1.5B on a failed check, hand labels)
     and its questions, rebuilt from the recordings as the notebook builds them."""
-    from labkit import answers_data, cascade, llm
-    from labkit import handbook as hb
+    from labkit import llm
+    from labkit.studies import answers_data, cascade
+    from labkit.studies import handbook as hb
 
     h = hb.handbook()
     sample = hb.reader_sample()
@@ -711,7 +714,8 @@ def ch09_outcomes():
 
 
 def cascade_explorer(page, stem: str = CH09_STEM) -> ExplorerPage:
-    from labkit import cascade, widgets
+    from labkit import widgets
+    from labkit.studies import cascade
 
     outcomes, questions = ch09_outcomes()
     first = next(q for q, r in outcomes.iterrows() if cascade.outcome_label(r) == "kept, not right")

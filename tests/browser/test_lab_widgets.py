@@ -40,7 +40,7 @@ from labdriver import (
     triage_explorer,
 )
 
-from labkit import cascade
+from labkit.studies import cascade
 from labkit.toys import RUNNING_GRADES
 from labkit.widgets import grades_text
 
@@ -344,7 +344,7 @@ def test_05_chunk_grid(open_notebook):
     ex.check_control("slider 'chunk size (words)' readout", lambda: ex.readout("chunk size (words)"), "256")
     shown = ex.check("slider 'chunk size (words)' (ArrowRight)", shown)
     ex.press_slider("overlap", "Home")
-    ex.state["overlap"] = 0.0
+    ex.state["overlap_share"] = 0.0
     ex.check_control("slider 'overlap' readout", lambda: ex.readout("overlap"), "0%")
     shown = ex.check("slider 'overlap' (Home)", shown)
 

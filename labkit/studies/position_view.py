@@ -2,7 +2,7 @@
 in the order the model got them.
 
 Taught in ``04_mrr_hit_rate_lost_in_the_middle``, where :class:`labkit.widgets.PositionExplorer` wraps
-:func:`trial_view`. The trials and the tables come from :mod:`labkit.position_study`.
+:func:`trial_view`. The trials and the tables come from :mod:`labkit.studies.position_study`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from labkit.position_study import CONDITIONS, POSITIONS, _contexts, _scored, arrange, ends_order, retrieved_position
+from labkit.studies.position_study import (
+    CONDITIONS,
+    POSITIONS,
+    arrange,
+    check_contexts,
+    ends_order,
+    retrieved_position,
+    scored_rows,
+)
 
 __all__ = ["trial_label", "trial_choices", "question_pattern", "trial_view"]
 
@@ -37,7 +45,7 @@ def trial_label(condition: str, n_docs: int, position: int | None = None) -> str
 def trial_choices(table) -> list[str]:
     """The trials every question of ``table`` has, by :func:`trial_label`, in the study's order, plus
     ``"as retrieved · n passages"`` for each size with an ends order (what :func:`trial_view` accepts)."""
-    rows = _scored(table, "answer")
+    rows = scored_rows(table, "answer")
     labels: dict[str, set] = {}
     for r in rows.itertuples():
         position = None if r.position != r.position else int(r.position)  # NaN: closed book, no gold
@@ -57,7 +65,7 @@ def _mark(correct: Any) -> str:
 def question_pattern(table, qid: str, column: str = "correct") -> str:
     """One question's verdicts at the positions every question was tried at: ``"5: ✓✗✓ · 10: ✓✓✗"``
     (``?``: not judged). A ✓ at both ends and a ✗ between is that question's own U."""
-    scored = _scored(table, column)
+    scored = scored_rows(table, column)
     rows = scored[(scored["qid"] == qid) & (scored["condition"] == "position")]
     if rows.empty:
         raise ValueError(f"qid {qid!r} has no position trial in the table; pick one of its qids")
@@ -76,11 +84,11 @@ def trial_view(table, contexts: Sequence[dict], qid: str, trial: str = "", queri
     (qid -> Query) adds the reference answer."""
     import pandas as pd
 
-    contexts = {c["qid"]: c for c in _contexts(contexts)}
+    contexts = {c["qid"]: c for c in check_contexts(contexts)}
     if qid not in contexts:
         raise ValueError(f"qid {qid!r} is not a question of the study: pick one of {sorted(contexts)[:3]}, ...")
     context = contexts[qid]
-    scored = _scored(table, column)
+    scored = scored_rows(table, column)
     rows = scored[scored["qid"] == qid]
     if rows.empty:
         raise ValueError(f"the table has no trial of {qid!r}: run_study(...) on its trials, then add_check(...)")

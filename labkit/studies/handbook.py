@@ -12,19 +12,18 @@ from functools import lru_cache
 from types import SimpleNamespace
 
 from labkit import SEED, args
+from labkit.chunking import DEFAULT_OVERLAP, DEFAULT_SIZE, chunk_corpus, spans_to_qrels
+from labkit.data import load_corpus, load_queries
+from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever
 
-__all__ = ["handbook", "reader_sample", "reader_contexts", "swap_partners", "SIZE", "OVERLAP", "READER_K"]
+__all__ = ["handbook", "reader_sample", "reader_contexts", "READER_K"]
 
-SIZE, OVERLAP = 128, 32
 READER_K = 3
 
 
 @lru_cache(maxsize=4)
-def handbook(size: int = SIZE, overlap: int = OVERLAP) -> SimpleNamespace:
+def handbook(size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP) -> SimpleNamespace:
     """corpus, queries, chunks, texts (chunk id → text), qrels, and the bm25 / dense / hybrid retrievers."""
-    from labkit.chunking import chunk_corpus, spans_to_qrels
-    from labkit.data import load_corpus, load_queries
-    from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever
 
     corpus, queries = load_corpus(), load_queries()
     chunks = chunk_corpus(corpus, size, overlap)
@@ -38,7 +37,7 @@ def handbook(size: int = SIZE, overlap: int = OVERLAP) -> SimpleNamespace:
         qrels=spans_to_qrels(queries, chunks),
         bm25=bm25,
         dense=dense,
-        hybrid=HybridRetriever([bm25, dense], c=60),
+        hybrid=HybridRetriever([bm25, dense]),
         size=size,
         overlap=overlap,
     )
@@ -72,20 +71,3 @@ def reader_contexts(questions, k: int = READER_K) -> dict[str, list[str]]:
     questions = list(questions)
     hits = h.hybrid.search_many([q.search_text for q in questions], k=k)
     return {q.qid: [cid for cid, _ in hit] for q, hit in zip(questions, hits, strict=True)}
-
-
-def swap_partners(questions, seed: int = SEED) -> dict[str, str]:
-    """For context swapping: each question gets another question from a *different department*, seeded.
-
-    Its context will be the partner's passages, which cannot contain the answer.
-    """
-    import numpy as np
-
-    questions = list(questions)
-    rng = np.random.default_rng(seed)
-    dept = {q.qid: q.qid.split("-")[0] for q in questions}
-    out = {}
-    for q in questions:
-        pool = sorted(p.qid for p in questions if dept[p.qid] != dept[q.qid])
-        out[q.qid] = pool[int(rng.integers(len(pool)))]
-    return out

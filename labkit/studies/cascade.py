@@ -20,7 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from labkit import args
+from labkit import args, faithfulness, stats
+from labkit import reader as rd
+from labkit.llm.cassette import Completion
+from labkit.llm.usage import HOSTED_PRICES, LEDGER
+from labkit.reader import says_dont_know
 
 __all__ = ["ask", "model_answers", "grounded", "cascade_table", "strategy_summary", "passing_sets", "request_view",
            "outcome_label", "STRATEGIES"]  # fmt: skip
@@ -34,8 +38,6 @@ def ask(client: Any, prompt: str, max_tokens: int | None = None) -> Any:
 
     A client without ``complete`` (a plain function, as in tests) gives a Completion with unknown cost.
     """
-    from labkit.llm.cassette import Completion
-    from labkit.llm.usage import LEDGER
 
     if not callable(client) and not hasattr(client, "complete"):
         raise ValueError(f"client must be a labkit.llm client such as llm.from_env(), got {client!r:.60}")
@@ -53,8 +55,6 @@ def model_answers(queries: Sequence[Any], contexts: Mapping[str, Sequence[str]],
     """One row per query: the reader's answer over ``contexts[qid]`` (passages) and what the call cost."""
     import pandas as pd
 
-    from labkit import reader as rd
-
     queries = args.queries("queries", queries, allow_empty=False, example="handbook().queries")
     args.mapping("contexts", contexts, example="{qid: [passage, ...]}")
     model = model or getattr(client, "model", "") or "model"
@@ -71,15 +71,13 @@ def model_answers(queries: Sequence[Any], contexts: Mapping[str, Sequence[str]],
 def grounded(answer: str, passages: Sequence[str]) -> bool:
     """The cascade's check: True (keep the small answer) when it does not decline and every claim passes the
     lexical judge against the passages; False sends the request to the large model."""
-    from labkit import faithfulness as fa
-    from labkit.reader import says_dont_know
 
     answer = args.text("answer", answer, allow_empty=True)
     passages = args.strings("passages", passages, allow_empty=False, example='["first passage"]')
     if not answer.strip() or says_dont_know(answer):
         return False
     context = "\n\n".join(passages)
-    return all(fa.lexical_judge(context, c).supported for c in fa.split_claims(answer))
+    return all(faithfulness.lexical_judge(context, c).supported for c in faithfulness.split_claims(answer))
 
 
 def _answers(name: str, table: Any) -> dict[str, dict]:
@@ -137,9 +135,6 @@ def strategy_summary(table, prices: Mapping[str, tuple[float, float]] | None = N
     request, the share escalated, and USD per 1,000 requests at ``prices`` (model -> USD per 1M prompt and
     completion tokens; default: every call priced as :data:`labkit.llm.HOSTED_PRICES` ``gpt-4o-mini``)."""
     import pandas as pd
-
-    from labkit import stats
-    from labkit.llm.usage import HOSTED_PRICES
 
     price_in, price_out, _ = HOSTED_PRICES["gpt-4o-mini"]
     if prices is not None:

@@ -1,7 +1,7 @@
 """The reader's recorded answers for chapters 07, 08 and 09, and their hand labels for correctness.
 
 Chapter 07's reader is chapter 06's: the local 1.5B with the lenient prompt over the hybrid's top
-:data:`labkit.handbook.READER_K` chunks, here on **every** handbook query (plan ``07-answers``); chapter 09's
+:data:`labkit.studies.handbook.READER_K` chunks, here on **every** handbook query (plan ``07-answers``); chapter 09's
 small model is the 0.5B on the 120-question reader sample (plan ``09-answers``). :func:`recorded_answers`
 replays them; nothing here calls a model.
 
@@ -17,8 +17,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from labkit import data_dir
-from labkit import handbook as hb
+from labkit import data_dir, llm
+from labkit import reader as rd
+from labkit.correctness import gold_context, key_numbers
+from labkit.studies import handbook as hb
 
 __all__ = ["recorded_answers", "correctness_labels", "label_check", "second_rater", "label_sheet", "sweep_questions",
            "LABELS_FILE", "SECOND_RATER_FILE", "LABELS", "PASSING", "SWEEP_K"]  # fmt: skip
@@ -31,7 +33,6 @@ SWEEP_K = 5  # chapter 07's second k for the 1.5B (plan 07-sweep), on sweep_ques
 
 
 def _model(model: str | None) -> str:
-    from labkit import llm
 
     return model or llm.DEFAULT_MODEL
 
@@ -44,9 +45,6 @@ def recorded_answers(model: str | None = None, questions: Sequence[Any] | None =
     :class:`labkit.llm.MissingRecording`, naming the plan to record.
     """
     import pandas as pd
-
-    from labkit import llm
-    from labkit import reader as rd
 
     model = _model(model)
     h = hb.handbook()
@@ -80,7 +78,6 @@ def recorded_answers(model: str | None = None, questions: Sequence[Any] | None =
 def sweep_questions() -> list:
     """The questions the 1.5B also answered at :data:`SWEEP_K` (plan ``07-sweep``): those of the 120-question
     reader sample whose reference answer has a key number (:func:`labkit.correctness.key_numbers`)."""
-    from labkit.correctness import key_numbers
 
     return [q for q in hb.reader_sample() if key_numbers(q.answer, q.search_text)]
 
@@ -89,7 +86,7 @@ def correctness_labels(path=None):
     """The hand labels: one row per (model, qid, k) with ``label`` (one of :data:`LABELS`), ``why`` and ``rater``.
 
     ``k``: the chunks the answer was read from (a row without one is an answer at
-    :data:`labkit.handbook.READER_K`). Validated on load: a row with an unknown label or a bad ``k``, or an
+    :data:`labkit.studies.handbook.READER_K`). Validated on load: a row with an unknown label or a bad ``k``, or an
     answer labelled twice, fails with its line.
     """
     return _labels(path or data_dir() / LABELS_FILE)
@@ -176,7 +173,6 @@ def label_sheet(model: str | None = None, questions: Sequence[Any] | None = None
 
     Used by ``tools/label_sheet.py`` to write the rows to label; the labels are joined back on (model, qid, k).
     """
-    from labkit.correctness import gold_context
 
     h = hb.handbook()
     corpus_texts = {d: doc.text for d, doc in h.corpus.items()}

@@ -1,6 +1,6 @@
 """Chapter 02's data: which chunks the question writer sees, its recorded rows, the hand-rated realism set.
 
-Derived from the handbook (:mod:`labkit.handbook`), a seeded sample and the recordings in ``data/llm/``, so the
+Derived from the handbook (:mod:`labkit.studies.handbook`), a seeded sample and the recordings in ``data/llm/``, so the
 notebook, ``tools/record.py`` and the tests build the same prompts.
 """
 
@@ -11,8 +11,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from labkit import SEED, args, data_dir
-from labkit import handbook as hb
+from labkit import SEED, args, data_dir, llm, metrics, stats, synth
+from labkit.chunking import spans_to_qrels
+from labkit.data import load_queries
+from labkit.studies import handbook as hb
+from labkit.text import containment, jaccard
 
 __all__ = [
     "targets",
@@ -66,7 +69,6 @@ def _vectors():
 
 def distractors_for(target, method: str, n: int = 2) -> list:
     """The ``n`` chunks most similar to ``target`` from *other documents* (same-document neighbours overlap it)."""
-    from labkit import synth
 
     h = hb.handbook()
     pool = {c.id: c.text for c in h.chunks if c.doc != target.doc or c.id == target.id}
@@ -113,7 +115,6 @@ def generated_with_drops(model: str | None = None, allow_missing: bool = False) 
     :class:`labkit.llm.MissingRecording`, unless ``allow_missing`` (a preview while recording is under way), in
     which case it is skipped; the notebook never passes it.
     """
-    from labkit import llm, synth
 
     h = hb.handbook()
     replay = llm.Replay(model or llm.DEFAULT_MODEL)
@@ -146,7 +147,6 @@ def as_queries(rows: list[dict], model: str | None = None) -> list[dict]:
     carries its provenance (model, prompt version, seed, target chunk, distractor method). Targets alternate
     between the dev and the test split in the seeded target order.
     """
-    from labkit import llm
 
     out = []
     for r in rows:
@@ -199,7 +199,6 @@ def write_sets(model: str | None = None) -> dict[str, int]:
 
 def load_sets() -> list:
     """Both generated sets as :class:`labkit.data.Query` objects, validated against the corpus on load."""
-    from labkit.data import load_queries
 
     return [q for kind in ("easy", "hard") for q in load_queries(path=set_path(kind))]
 
@@ -217,10 +216,6 @@ def per_query(queries, k: int = 10) -> Any:
     follow-ups are searched with their rewrites, as everywhere in the workbook.
     """
     import pandas as pd
-
-    from labkit import metrics
-    from labkit.chunking import spans_to_qrels
-    from labkit.text import containment, jaccard
 
     k = args.whole_number("k", k)
     queries = args.sequence("queries", queries, allow_empty=False)
@@ -297,8 +292,6 @@ def filter_view(frame: Any, threshold: float = 4, method: str = "both", retrieve
 
     import pandas as pd
 
-    from labkit import stats
-
     threshold = args.finite_number("threshold", threshold, minimum=1, maximum=5, hint="ratings run from 1 to 5")
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
@@ -332,5 +325,5 @@ def filter_view(frame: Any, threshold: float = 4, method: str = "both", retrieve
     return SimpleNamespace(counts=counts, table=table, examples=examples.reset_index(drop=True))
 
 
-if __name__ == "__main__":  # python -m labkit.synth_data: rewrite the generated sets from the recordings
+if __name__ == "__main__":  # python -m labkit.studies.synth_data: rewrite the generated sets from the recordings
     print(write_sets())

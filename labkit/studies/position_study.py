@@ -25,11 +25,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from labkit import SEED, args
+from labkit import SEED, args, stats
+from labkit import reader as rd
+from labkit.correctness import key_numbers
+from labkit.positions import build_contexts
+from labkit.retrieval import make_run
+from labkit.studies import handbook as hb
+from labkit.text import numbers
 
 __all__ = ["Trial", "CONDITIONS", "study_contexts", "study_questions", "arrange", "ends_order",
            "retrieved_position", "study_trials", "trial_prompt", "run_study", "add_check", "SMALL_DESIGN",
-           "accuracy_by_position", "ends_vs_middle", "reorder_effect"]  # fmt: skip
+           "accuracy_by_position", "ends_vs_middle", "reorder_effect", "distractor_cost", "check_contexts",
+           "scored_rows"]  # fmt: skip
 
 CONDITIONS = ("closed-book", "oracle", "no gold", "position", "ends")
 SIZE, OVERLAP, N_QUESTIONS = 64, 16, 80
@@ -55,7 +62,8 @@ class Trial:
     passages: tuple[str, ...]
 
 
-def _contexts(contexts: Any) -> list[dict]:
+def check_contexts(contexts: Any) -> list[dict]:
+    """``contexts`` as a list of the dicts :func:`labkit.positions.build_contexts` makes, or a clear error."""
     contexts = args.sequence("contexts", contexts, allow_empty=False, example="positions.build_contexts(...)")
     for i, c in enumerate(contexts):
         if not isinstance(c, Mapping) or not {"qid", "question", "gold", "distractors"} <= set(c):
@@ -71,9 +79,7 @@ def study_questions(contexts: Sequence[dict], queries: Mapping[str, Any], n: int
     """
     import numpy as np
 
-    from labkit.correctness import _numbers, key_numbers
-
-    contexts = _contexts(contexts)
+    contexts = check_contexts(contexts)
     args.mapping("queries", queries, example="{q.qid: q for q in load_queries()}")
     n = args.whole_number("n", n)
     eligible = []
@@ -82,7 +88,7 @@ def study_questions(contexts: Sequence[dict], queries: Mapping[str, Any], n: int
             raise ValueError(f"queries has no query {c['qid']!r} (a context's question)")
         q = queries[c["qid"]]
         keys = key_numbers(q.answer, q.search_text)
-        if sum(s.grade >= 3 for s in q.gold) == 1 and keys and keys[0] in _numbers(c["gold"]):
+        if sum(s.grade >= 3 for s in q.gold) == 1 and keys and keys[0] in numbers(c["gold"]):
             eligible.append(c)
     if n > len(eligible):
         raise ValueError(f"n must be <= {len(eligible)}, the eligible questions of these contexts; got {n}")
@@ -99,9 +105,6 @@ def study_contexts(n: int = N_QUESTIONS, n_docs: int = max(N_DOCS), size: int = 
 
 @lru_cache(maxsize=2)
 def _study_contexts(n: int, n_docs: int, size: int, overlap: int) -> tuple:
-    from labkit import handbook as hb
-    from labkit.positions import build_contexts
-    from labkit.retrieval import make_run
 
     h = hb.handbook(size, overlap)
     deep = make_run(h.hybrid, h.queries, 60)
@@ -158,7 +161,7 @@ def study_trials(
     position), and for each ``n`` in ``ends`` the ends-reordered retrieved list with its pair, the gold at
     :func:`retrieved_position` (which adds that position's trial when the design lacks it: a few questions at
     positions outside ``positions``, so read accuracy tables with their ``questions`` column)."""
-    contexts = _contexts(contexts)
+    contexts = check_contexts(contexts)
     sizes = [args.whole_number(f"n_docs[{i}]", n, minimum=2) for i, n in enumerate(args.sequence("n_docs", n_docs))]
     positions = {n: tuple(range(1, n + 1)) for n in sizes} if positions is None else positions
     args.mapping("positions", positions, example="{5: [1, 2, 3, 4, 5], 10: [1, 5, 10]}")
@@ -187,7 +190,6 @@ def study_trials(
 
 def trial_prompt(trial: Trial) -> str:
     """The prompt :func:`labkit.reader.llm_reader` sends for ``trial`` (the lenient reader, or closed-book)."""
-    from labkit import reader as rd
 
     if not trial.passages:
         return rd.closed_book_prompt(trial.question)
@@ -225,7 +227,8 @@ def add_check(table, check: Callable[[str, Any], Any], queries: Mapping[str, Any
     return table.assign(**{column: [check(a, queries[q]) for a, q in zip(table["answer"], table["qid"], strict=True)]})
 
 
-def _scored(table, column: str):
+def scored_rows(table, column: str):
+    """The rows of a study table that ``column`` (a check) could judge; a clear error if a column is missing."""
     for col in ("qid", "condition", "n_docs", "position", column):
         if col not in table:
             raise ValueError(f"table needs a {col!r} column: run_study(...), then add_check(..., column={column!r})")
@@ -237,9 +240,7 @@ def accuracy_by_position(table, column: str = "correct"):
     interval (:func:`labkit.stats.wilson`). Rows whose check is None (cannot be judged) are left out."""
     import pandas as pd
 
-    from labkit import stats
-
-    scored = _scored(table, column)
+    scored = scored_rows(table, column)
     keys = [k for k in ("model", "condition", "n_docs", "position") if k in scored]
     rows = []
     for key, group in scored.groupby(keys, dropna=False, sort=True):
@@ -251,7 +252,6 @@ def accuracy_by_position(table, column: str = "correct"):
 
 
 def _paired(a, b, seed: int) -> dict:
-    from labkit import stats
 
     diff = [x - y for x, y in zip(a, b, strict=True)]
     d, low, high = stats.bootstrap_ci(diff, seed=seed)
@@ -269,7 +269,7 @@ def ends_vs_middle(
     whose interval lies above 0. Questions missing position 1 or ``n_docs`` are left out.
     """
     n_docs = args.whole_number("n_docs", n_docs, minimum=3)
-    scored = _scored(table, column)
+    scored = scored_rows(table, column)
     pos = scored[(scored["condition"] == "position") & (scored["n_docs"] == n_docs)]
     if "model" in pos and pos["model"].nunique() > 1:
         raise ValueError("table holds several models: pass one model's rows (table[table.model == name])")
@@ -296,9 +296,9 @@ def reorder_effect(table, contexts: Sequence[dict], n_docs: int, column: str = "
     Also counts the questions each order alone gets right (McNemar's discordant pairs) and those whose gold
     does not move (retrieved first: only the distractors are rearranged).
     """
-    contexts = _contexts(contexts)
+    contexts = check_contexts(contexts)
     n_docs = args.whole_number("n_docs", n_docs, minimum=2)
-    scored = _scored(table, column)
+    scored = scored_rows(table, column)
     if "model" in scored and scored["model"].nunique() > 1:
         raise ValueError("table holds several models: pass one model's rows (table[table.model == name])")
     rows = scored[scored["n_docs"] == n_docs]
@@ -328,7 +328,7 @@ def distractor_cost(table, n_docs: int, column: str = "correct", seed: int = SEE
     paired bootstrap 95 % interval. Position-blind: the same gold among ``n_docs - 1`` distractors, wherever it
     sits. Questions without an oracle trial are left out."""
     n_docs = args.whole_number("n_docs", n_docs, minimum=2)
-    scored = _scored(table, column)
+    scored = scored_rows(table, column)
     if "model" in scored and scored["model"].nunique() > 1:
         raise ValueError("table holds several models: pass one model's rows (table[table.model == name])")
     oracle = scored[scored["condition"] == "oracle"].set_index("qid")[column]

@@ -1,6 +1,6 @@
 """Chapter 06's data: which questions the reader answers, what it reads, its recorded answers, the hand labels.
 
-Everything here is derived from the handbook, the seeded sample of :mod:`labkit.handbook` and the recorded
+Everything here is derived from the handbook, the seeded sample of :mod:`labkit.studies.handbook` and the recorded
 responses in ``data/llm/``, so the notebook, ``tools/record.py`` and the tests see the same prompts.
 """
 
@@ -10,8 +10,10 @@ import json
 from collections.abc import Iterator
 from functools import lru_cache
 
-from labkit import SEED, data_dir
-from labkit import handbook as hb
+from labkit import SEED, data_dir, llm
+from labkit import reader as rd
+from labkit.studies import handbook as hb
+from labkit.text import numbers
 
 __all__ = ["context_text", "answered", "swap_sample", "labelled_claims", "LABELS_FILE"]
 
@@ -34,8 +36,6 @@ def _setting():
 
 def answered(prompt: str = "lenient", model: str | None = None) -> Iterator[dict]:
     """The reader's recorded answers for the sample (questions without a recording are skipped)."""
-    from labkit import llm
-    from labkit import reader as rd
 
     h, sample, ctx = _setting()
     replay = llm.Replay(model or llm.DEFAULT_MODEL)
@@ -88,8 +88,6 @@ def labelled_claims(path=None) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-_NUMBER = __import__("re").compile(r"\d+(?:[.,]\d+)*")
-
 CONDITIONS = (
     ("lenient, true context", "lenient", False),
     ("lenient, swapped context", "lenient", True),
@@ -100,7 +98,7 @@ CONDITIONS = (
 
 def reference_numbers(reference: str) -> list[str]:
     """The numbers of a hand-written reference answer (``"45 days."`` -> ``["45"]``)."""
-    return _NUMBER.findall(reference)
+    return numbers(reference)
 
 
 def swap_results(model: str | None = None) -> Iterator[dict]:
@@ -110,19 +108,17 @@ def swap_results(model: str | None = None) -> Iterator[dict]:
     ``declines``: the answer says it does not know. ``states_gold_number``: the answer contains every number
     of the reference answer (None when the reference answer has no number).
     """
-    from labkit import llm
-    from labkit import reader as rd
 
     h, sample, ctx = _setting()
     replay = llm.Replay(model or llm.DEFAULT_MODEL)
     for q, partner in swap_sample():
-        numbers = reference_numbers(q.answer)
+        wanted = reference_numbers(q.answer)
         for name, prompt, swapped in CONDITIONS:
             if name == "strict, true context" and q.split != "dev":
                 continue  # the control was recorded for the dev half only (recording budget)
             passages = [h.texts[c] for c in ctx[partner if swapped else q.qid]]
             answer = replay(rd.reader_prompt(q.search_text, passages, prompt), max_tokens=rd.MAX_TOKENS).strip()
-            found = set(_NUMBER.findall(answer))
+            found = set(numbers(answer))
             yield {
                 "qid": q.qid,
                 "partner": partner,
@@ -131,5 +127,5 @@ def swap_results(model: str | None = None) -> Iterator[dict]:
                 "reference": q.answer,
                 "answer": answer,
                 "declines": rd.says_dont_know(answer),
-                "states_gold_number": all(n in found for n in numbers) if numbers else None,
+                "states_gold_number": all(n in found for n in wanted) if wanted else None,
             }

@@ -1,0 +1,14 @@
+"""The chapters' recorded experiments and the setting they share.
+
+A study fixes *which* questions a chapter asks, what the reader or judge reads, and where the recorded answers and
+labels live, so that a notebook, ``tools/record.py`` and the tests send a model exactly the same prompts. The
+ideas themselves (a metric, a judge, a harness) live in the flat modules above; a study only applies them.
+
+- ``handbook``          the shared setting: the handbook, its queries, chunks, qrels and retrievers; the reader sample
+- ``synth_data``        02: the question writer's targets, its recorded rows, the realism ratings, the audit labels
+- ``faithfulness_data`` 06: the reader's recorded answers, the labelled claims, the context-swap sample
+- ``position_study``    04 and 09: lost in the middle with a language model, trials and accuracy by position
+- ``position_view``     04: one question of the position study, for reading
+- ``answers_data``      07-09: the reader's recorded answers and their correctness labels
+- ``cascade``           09: the small model first, the large one when the small answer fails a check
+"""
