@@ -129,7 +129,7 @@ def test_the_import_graph_is_read_from_the_source():
     assert {"widgets.rankings", "widgets.answers"} <= GRAPH["widgets"][0]  # absolute imports inside the package
     assert "metrics._checks" in GRAPH["metrics.graded"][0]  # relative import inside the package
     assert "ipywidgets" in GRAPH["widgets.rankings"][1]
-    assert "pandas" in GRAPH["stats"][1]  # imported inside functions: seen too
+    assert "pandas" in GRAPH["stats.intervals"][1]  # imported inside functions: seen too
 
 
 def test_every_module_has_one_part():
@@ -436,3 +436,21 @@ def test_figure_png_is_the_figure_as_png():
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk
     assert 600 <= width <= 720 and 250 <= height <= 330, (width, height)  # a 7 x 3 inch figure, tight bbox
+
+
+OVERLAP = re.compile(r"\binterval[s]?\b[^.]{0,80}\boverlap|\boverlapping (?:ones|intervals)", re.IGNORECASE)
+
+
+def test_no_notebook_prose_reads_overlapping_intervals_as_no_difference():
+    # 03 teaches the rule: compare two numbers by the interval of their difference, never by whether their own
+    # intervals overlap. Any paragraph that mentions overlapping intervals must name the difference's interval.
+    tool = _build_notebooks_tool()
+    offenders = []
+    for path in sorted((ROOT / "notebooks" / "src").glob("*.py")):
+        for cell in tool.parse_source(path):
+            if cell.cell_type != "markdown":
+                continue
+            for paragraph in cell.source.split("\n\n"):
+                if OVERLAP.search(paragraph) and "difference" not in paragraph:
+                    offenders.append(f"{path.name}: {paragraph[:100]!r}")
+    assert not offenders, f"overlapping intervals read as evidence: {offenders}"

@@ -1,60 +1,124 @@
-"""labkit.stats per-group intervals and the bars that draw them."""
+"""labkit.stats: each interval and test against a reference implementation (statsmodels, scipy) on seeded data."""
+
+import math
 
 import numpy as np
-import pandas as pd
 import pytest
+from scipy import stats as sps
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
-from labkit import plots, stats
-
-
-def _frame():
-    rng = np.random.default_rng(3)
-    return pd.DataFrame(
-        {
-            "slice": ["easy"] * 80 + ["real"] * 20,
-            "retriever": (["bm25", "dense"] * 50),
-            "hit": np.r_[rng.random(80) < 0.9, rng.random(20) < 0.5].astype(int),
-        }
-    )
+from labkit import stats
 
 
-def test_group_means_ci_matches_the_plain_mean_and_bootstrap():
-    f = _frame()
-    t = stats.group_means_ci(f, "slice", "hit")
-    assert list(t.index) == ["easy", "real"] and t.loc["easy", "n"] == 80
-    easy = f.loc[f["slice"] == "easy", "hit"]
-    assert t.loc["easy", "hit"] == pytest.approx(easy.mean())
-    assert (t.loc["easy", "hit low"], t.loc["easy", "hit high"]) == pytest.approx(stats.bootstrap_ci(easy)[1:])
-    # the small slice has the wider interval
-    width = t["hit high"] - t["hit low"]
-    assert width["real"] > width["easy"]
-    assert stats.fmt_ci_table(t).loc["real", "hit"].count("[") == 1
+@pytest.mark.parametrize("successes, n", [(0, 10), (3, 60), (28, 31), (35, 49), (10, 10), (1, 1), (50, 100)])
+def test_wilson_matches_statsmodels(successes, n):
+    p, low, high = stats.wilson(successes, n)
+    ref_low, ref_high = proportion_confint(successes, n, alpha=0.05, method="wilson")
+    assert p == successes / n
+    assert low == pytest.approx(ref_low, abs=1e-9) and high == pytest.approx(ref_high, abs=1e-9)
 
 
-def test_two_level_groups_and_bars():
-    t = stats.group_means_ci(_frame(), ["slice", "retriever"], ["hit"])
-    assert t.index.nlevels == 2 and len(t) == 4
-    fig = plots.plot_bars_ci(t, "hit")
-    assert len(fig.axes[0].patches) == 4
+def test_wilson_never_collapses_where_the_normal_interval_does():
+    # the normal (Wald) interval p +- 1.96 sqrt(p(1-p)/n) has zero width at 0/n and leaves [0, 1] near it
+    _, low, high = stats.wilson(0, 20)
+    assert low == 0 and high > 0.1
+    wald = stats.normal_interval(1, 20)
+    assert wald[1] < 0 and stats.normal_interval(0, 20)[1:] == (0.0, 0.0)
 
 
-@pytest.mark.parametrize(
-    "kwargs, message",
-    [
-        ({"by": "nope", "columns": "hit"}, "no column"),
-        ({"by": "slice", "columns": []}, "at least one column"),
-        ({"by": "slice", "columns": "hit", "n": 5}, "n"),
-    ],
-)
-def test_group_means_ci_refuses_bad_input_by_name(kwargs, message):
-    with pytest.raises(ValueError, match=message):
-        stats.group_means_ci(_frame(), **kwargs)
+@pytest.mark.parametrize("x1, n1, x2, n2", [(14, 33, 4, 12), (55, 80, 44, 80), (0, 20, 3, 20), (20, 20, 18, 25)])
+def test_newcombe_matches_statsmodels(x1, n1, x2, n2):
+    d, low, high = stats.newcombe(x1, n1, x2, n2)
+    ref_low, ref_high = confint_proportions_2indep(x1, n1, x2, n2, method="newcomb", compare="diff")
+    assert d == pytest.approx(x1 / n1 - x2 / n2)
+    assert low == pytest.approx(ref_low, abs=1e-9) and high == pytest.approx(ref_high, abs=1e-9)
 
 
-def test_empty_and_non_frames_are_refused():
-    with pytest.raises(ValueError, match="frame is empty"):
-        stats.group_means_ci(_frame().iloc[:0], "slice", "hit")
-    with pytest.raises(ValueError, match="DataFrame"):
-        stats.group_means_ci([1, 2], "slice", "hit")
-    with pytest.raises(ValueError, match="averaged columns"):
-        plots.plot_bars_ci(stats.group_means_ci(_frame(), "slice", "hit"), "slice")
+def test_holm_matches_statsmodels(rng):
+    for m in (1, 3, 18):
+        p = rng.uniform(0, 0.2, m)
+        assert stats.holm(p.tolist()) == pytest.approx(multipletests(p, method="holm")[1].tolist())
+    assert stats.holm([0.05, 0.05, 0.05]) == pytest.approx([0.15, 0.15, 0.15])  # three at p = 0.05: none survives
+    with pytest.raises(ValueError, match="pvalues"):
+        stats.holm([0.1, 1.5])
+
+
+def test_permutation_p_matches_scipy_exactly_for_small_samples(rng):
+    a, b = rng.normal(0.3, 1, 12), rng.normal(0, 1, 12)
+    ref = sps.permutation_test((a, b), lambda x, y: np.mean(x) - np.mean(y), permutation_type="samples",
+                               n_resamples=np.inf, alternative="two-sided").pvalue  # fmt: skip
+    assert stats.permutation_p(a, b, paired=True) == pytest.approx(ref, abs=1e-12)
+    x, y = rng.normal(0.5, 1, 7), rng.normal(0, 1, 6)
+    # unequal groups: the null distribution is not symmetric, so "two-sided" means |difference| >= |observed|
+    ref = sps.permutation_test((x, y), lambda u, v: abs(np.mean(u) - np.mean(v)), permutation_type="independent",
+                               n_resamples=np.inf, alternative="greater").pvalue  # fmt: skip
+    assert stats.permutation_p(x, y, paired=False) == pytest.approx(ref, abs=1e-12)
+
+
+def test_permutation_p_sampled_is_close_to_scipy_and_never_zero(rng):
+    a, b = rng.normal(0.2, 1, 60), rng.normal(0, 1, 60)
+    ref = sps.permutation_test((a, b), lambda x, y: np.mean(x) - np.mean(y), permutation_type="samples",
+                               n_resamples=20_000, alternative="two-sided", rng=1).pvalue  # fmt: skip
+    assert stats.permutation_p(a, b, paired=True) == pytest.approx(ref, abs=0.02)
+    assert stats.permutation_p([1.0] * 40, [0.0] * 40, n=1000) > 0
+
+
+def test_paired_diff_is_the_bootstrap_of_the_differences_and_narrower_than_unpaired(rng):
+    difficulty = rng.normal(0, 1, 80)  # shared by both systems on each query: it cancels in the paired difference
+    a, b = difficulty + 0.2 + rng.normal(0, 0.2, 80), difficulty + rng.normal(0, 0.2, 80)
+    paired, unpaired = stats.diff_ci(a, b), stats.diff_ci(a, b, paired=False)
+    assert (paired["difference"], paired["low"], paired["high"]) == stats.bootstrap_ci(a - b)
+    assert paired["high"] - paired["low"] < (unpaired["high"] - unpaired["low"]) / 3
+    assert paired["low"] > 0 and unpaired["low"] < 0  # the same data: pairing resolves what the groups cannot
+
+
+def test_two_sample_diff_matches_scipy_bootstrap(rng):
+    a, b = rng.binomial(1, 0.6, 50).astype(float), rng.binomial(1, 0.4, 40).astype(float)
+    ours = stats.diff_ci(a, b, paired=False, n=20_000)
+    ref = sps.bootstrap((a, b), lambda x, y: np.mean(x) - np.mean(y), method="percentile", n_resamples=20_000,
+                        vectorized=False, paired=False, rng=3).confidence_interval  # fmt: skip
+    assert ours["low"] == pytest.approx(ref.low, abs=0.02) and ours["high"] == pytest.approx(ref.high, abs=0.02)
+    with pytest.raises(ValueError, match="paired comparison needs one value per item"):
+        stats.diff_ci(a, b)
+
+
+def test_interaction_is_a_difference_of_effects(rng):
+    effect_1, effect_2 = rng.normal(-0.3, 0.5, 80), rng.normal(-0.1, 0.5, 80)
+    out = stats.interaction_ci(effect_1, effect_2, paired=True)
+    assert out["interaction"] == pytest.approx(effect_1.mean() - effect_2.mean())
+    assert out["low"] < out["interaction"] < out["high"]
+
+
+def test_compare_many_counts_adjusts_and_widens(rng):
+    base = rng.normal(0, 1, 50)
+    comparisons = {f"c{i}": (base + rng.normal(0.05 * i, 0.5, 50), base) for i in range(6)}
+    frame = stats.compare_many(comparisons)
+    assert frame.attrs["comparisons"] == 6 and list(frame.index) == list(comparisons)
+    assert (frame["p (Holm)"] >= frame["p"]).all()
+    assert ((frame["sim low"] <= frame["low"]) & (frame["sim high"] >= frame["high"])).all()
+    assert frame["resolved"].tolist() == (frame["p (Holm)"] < 0.05).tolist()
+    with pytest.raises(ValueError, match="comparisons must be a non-empty dict"):
+        stats.compare_many({})
+
+
+def test_percentile_bootstrap_of_a_constant_has_no_width_which_is_why_proportions_use_wilson():
+    assert stats.bootstrap_ci([1.0] * 30)[1:] == (1.0, 1.0)
+    assert stats.wilson(30, 30)[1] < 0.9
+    assert math.isclose(stats.wilson(30, 30)[2], 1.0)
+
+
+def test_group_means_use_wilson_for_proportions_and_the_bootstrap_for_the_rest():
+    import pandas as pd
+
+    frame = pd.DataFrame({"slice": ["a"] * 20 + ["b"] * 20, "hit": [1] * 20 + [1, 0] * 10,
+                          "rr": [1.0] * 20 + [0.5, 0.25] * 10})  # fmt: skip
+    table = stats.group_means_ci(frame, "slice", ["hit", "rr"])
+    assert tuple(table.loc["a", ["hit", "hit low", "hit high"]]) == stats.wilson(20, 20)  # not [1.000, 1.000]
+    assert tuple(table.loc["b", ["hit", "hit low", "hit high"]]) == stats.wilson(10, 20)
+    rr_b = stats.bootstrap_ci(frame.rr[20:].to_numpy())
+    assert tuple(table.loc["b", ["rr", "rr low", "rr high"]]) == pytest.approx(rr_b)
+    forced = stats.group_means_ci(frame, "slice", ["hit"], proportions=())
+    assert forced.loc["a", "hit low"] == 1.0  # the collapse Wilson avoids
+    with pytest.raises(ValueError, match="not all 0 or 1"):
+        stats.group_means_ci(frame, "slice", ["rr"], proportions=["rr"])

@@ -474,8 +474,13 @@ print(f"judging every returned pair would take {retrieved} decisions, {retrieved
 #
 # ### Per slice, with intervals
 #
-# Each slice holds well under 100 dev queries, so each mean gets a 95 % bootstrap interval (the queries of a
-# slice resampled 2,000 times; `labkit.stats.group_means_ci`):
+# Each slice holds well under 100 dev queries, so each mean gets a 95 % interval (`labkit.stats.group_means_ci`).
+# Two kinds, chosen by what is averaged:
+#
+# * a **proportion** (hit@5 is 0 or 1 per query, so its mean is a share of queries) gets the **Wilson**
+#   interval, which stays honest at 0/n and n/n;
+# * any other mean (RR, nDCG, R@10, P@5) gets a **bootstrap** interval: the slice's queries resampled with
+#   replacement 2,000 times (seeded), the mean recomputed each time, and the middle 95 % of those means kept.
 
 # %%
 slice_of = {q.qid: q.slice for q in queries}
@@ -486,26 +491,82 @@ stats.fmt_ci_table(by_slice)
 # %%
 plots.plot_bars_ci(by_slice, "nDCG@10", "BM25 on whole documents: nDCG@10 per slice, 95 % bootstrap intervals")
 
+# %% [markdown]
+# Why not the textbook interval for a proportion, *p* ± 1.96·√(*p*(1 − *p*)/*n*)? At 0/*n* or *n*/*n* it has no
+# width at all, and near them it leaves [0, 1]; the percentile bootstrap collapses the same way, because
+# resampling a slice where every query hits gives only 1s. Easy's hit@5 is exactly that case:
+
 # %%
+n_easy = int(by_slice.loc["easy", "n"])
+hits_easy = int(round(by_slice.loc["easy", "hit@5"] * n_easy))
+print(f"easy hit@5 = {hits_easy}/{n_easy}")
+print("  normal interval:   ", stats.fmt_ci(*stats.normal_interval(hits_easy, n_easy)))
+print("  bootstrap interval:", stats.fmt_ci(*stats.bootstrap_ci([1.0] * hits_easy + [0.0] * (n_easy - hits_easy))))
+print("  Wilson interval:   ", stats.fmt_ci(*stats.wilson(hits_easy, n_easy)))
+print("  normal at 1/20:    ", stats.fmt_ci(*stats.normal_interval(1, 20)), " (below 0)")
+
+# %% [markdown]
+# Every hit in the sample does not make a rate of 1: the Wilson interval says how low the true rate could still
+# be with this many queries. Easy's R@10 and P@5 in the table show the bootstrap's collapse too: every easy query
+# scores the same (R@10 = 1, P@5 = 0.2, with one relevant document each), so resampling cannot move the mean.
+# Read such a cell as "no query in this sample differed", not as certainty.
+#
+# ### Comparing slices: the interval of the difference
+#
+# Is *hard* harder than *easy*? The tempting check is to look whether the two intervals overlap. That check is
+# wrong, in one direction only: intervals that do **not** overlap do show a difference, but two 95 % intervals
+# can overlap while the difference between the means is clearly not zero (each interval carries the full
+# uncertainty of its own mean; the difference's uncertainty is smaller than their sum). The test is the
+# **interval of the difference**. The slices hold different queries, so each slice is resampled on its own
+# (`stats.diff_ci(..., paired=False)`; for two systems on the *same* queries, `paired=True`).
+#
+# This cell scans six comparisons (three pairs of slices × two metrics), so it also prints Holm's adjusted
+# p-values (`stats.compare_many`): with six looks, one of them falls below 0.05 by chance far more often than
+# one time in twenty.
+
+# %%
+comparisons = {}
 for a, b in (("easy", "hard"), ("easy", "real"), ("hard", "real")):
     for m in ("RR@10", "nDCG@10"):
-        lo_a, hi_a, lo_b, hi_b = (by_slice.loc[s, f"{m} {end}"] for s in (a, b) for end in ("low", "high"))
-        verdict = "do not overlap" if lo_a > hi_b or lo_b > hi_a else "overlap"
-        print(f"{m:8s} {a} vs {b}: the intervals {verdict}")
+        comparisons[f"{m} {a} − {b}"] = (per_query.loc[per_query.slice == a, m], per_query.loc[per_query.slice == b, m])
+scan = stats.compare_many(comparisons, paired=False)
+overlap = {}
+for name in comparisons:
+    m, a, _, b = name.split()
+    lo_a, hi_a, lo_b, hi_b = (by_slice.loc[s, f"{m} {end}"] for s in (a, b) for end in ("low", "high"))
+    overlap[name] = "no" if lo_a > hi_b or lo_b > hi_a else "yes"
+scan.insert(0, "the two intervals overlap", pd.Series(overlap))
+print(f"{scan.attrs['comparisons']} comparisons in this cell; 'resolved' = Holm-adjusted p < 0.05")
+scan.round(3)
+
+# %%
+row = scan.loc["RR@10 easy − hard"]
+print(f"RR@10 easy − hard: the intervals overlap ({row['the two intervals overlap']}), yet the difference is "
+      f"{stats.fmt_ci(row['difference'], row['low'], row['high'])}: above 0")  # fmt: skip
 
 # %% [markdown]
 # The slices tell three stories:
 #
 # * **easy**: every query has one relevant document (the `relevant` column) and BM25 returns it in the top 5
-#   for every query (R@10 and hit@5 are 1 with no spread). The questions are phrased close to their passage,
-#   so word overlap finds it.
-# * **hard**: BM25 still finds nearly every relevant document in the top 10, but ranks it lower: the nDCG@10
-#   interval lies wholly below easy's. These questions borrow the vocabulary of look-alike passages, which
-#   compete for the top ranks.
-# * **real**: the short, vague questions are also ranked lower than easy, but against hard the intervals
-#   overlap almost entirely: with the number of queries in the table's `n` column, we cannot say which of the
-#   two is harder. Intervals that do not overlap show a difference; overlapping ones only say that this many
-#   queries cannot show one (or rule one out).
+#   for every query (hit@5 is 1; the Wilson interval says how far below 1 the true rate could be with this many
+#   queries). The questions are phrased close to their passage, so word overlap finds it.
+# * **hard**: BM25 still finds nearly every relevant document in the top 10, but ranks it lower: the RR@10 and
+#   nDCG@10 differences from easy lie above 0 (the scan above). These questions borrow the vocabulary of
+#   look-alike passages, which compete for the top ranks.
+# * **real**: against hard, the interval of the difference holds 0 on both metrics. That does **not** show the
+#   two are equally hard: it bounds the difference to the interval's ends, and with the number of queries in
+#   the table's `n` column those ends are far apart. Read the scan's rows for what is and is not resolved.
+#
+# Four rules, used in every later chapter:
+#
+# 1. **Overlapping intervals ≠ no difference.** Compare two numbers by the interval of their difference
+#    (paired when the queries are the same), never by whether their own intervals overlap.
+# 2. **Absence of evidence is not evidence of absence.** An interval that holds 0 bounds the effect by its
+#    ends; say how large an effect it rules out, never "there is none".
+# 3. **Select on dev, report on test.** A configuration chosen because it scored best on some queries scores
+#    too well on those queries; its honest figure comes from queries that played no part in choosing it.
+# 4. **Count your looks.** A cell that scans *m* comparisons says *m*, and calls a difference resolved only
+#    after a correction for them (Holm here) or with simultaneous intervals (`sim low`, `sim high`).
 
 # %% [markdown]
 # The same numbers from `trec_eval`'s own code (through `pytrec_eval`), as a last check. The workbook's tests
@@ -558,7 +619,8 @@ for call in (lambda: metrics.precision_at_k(rels, 0), lambda: metrics.recall_at_
 # * The threshold and the gain decide what counts: the X/Y trap reverses between `thr = 1` and `thr = 2`, and
 #   between linear and exponential gain.
 # * P@k has a ceiling of (relevant documents) / *k*; with one relevant document per query, P@5 cannot pass 0.2.
-# * Per-slice means from a few dozen queries need intervals before they are compared.
+# * Per-slice means from a few dozen queries need intervals before they are compared: Wilson for a proportion,
+#   the bootstrap for other means, and the interval of the *difference* (not an overlap) to compare two.
 # * Pick the metric that matches the stage and the question type, at the *k* the next stage consumes.
 #
 # ## Exercises

@@ -171,15 +171,16 @@ print(f"multihop: hit@10 = {multihop['hit@10']:.3f} (at least one relevant chunk
 for kind, row in by_kind.iterrows():
     if row["hit@10"] == 1:
         p, low, high = stats.wilson(int(row.n), int(row.n))
-        print(f"{kind}: {int(row.n)} of {int(row.n)} hits; bootstrap interval [{row['hit@10 low']:.3f}, "
-              f"{row['hit@10 high']:.3f}], Wilson interval [{low:.3f}, {high:.3f}]")
+        _, b_low, b_high = stats.bootstrap_ci([1.0] * int(row.n))
+        print(f"{kind}: {int(row.n)} of {int(row.n)} hits; bootstrap interval [{b_low:.3f}, {b_high:.3f}], "
+              f"Wilson interval [{low:.3f}, {high:.3f}]")
 
 # %% [markdown]
 # Two cautions from that table. A kind with a handful of queries (`synthesis`, see `n`) gets an interval so wide
-# that its means say next to nothing. And where every query of a kind is a hit, the bootstrap interval collapses to
-# a single point: resampling hits only ever gives hits, so the interval cannot show a miss the sample never
-# drew. The Wilson interval (`labkit.stats.wilson`), printed above for those rows, is the honest one for a
-# proportion near 0 or 1.
+# that its means say next to nothing. And where every query of a kind is a hit, a bootstrap interval would
+# collapse to a single point: resampling hits only ever gives hits, so it cannot show a miss the sample never
+# drew. That is why the table gives hit@10, a proportion, the Wilson interval (`labkit.stats.wilson`; chapter
+# 03), and the bootstrap only to the other means; the two are printed side by side above for those rows.
 
 # %% [markdown]
 # ## Why position matters: "lost in the middle"
@@ -392,7 +393,8 @@ design.round(3)
 # * **Oracle** (the gold passage alone): 55 of 80, 0.688 [0.579, 0.778], this reader's ceiling on these
 #   questions. With nothing but the evidence in front of it, the 1.5B still misses about a third.
 # * **The positions**: 0.600 to 0.612 with five passages and 0.538 to 0.550 with ten. With 80 questions each
-#   interval is about ±10 points wide, and within a size every interval overlaps every other.
+#   interval is about ±10 points wide, and within a size every interval overlaps every other: that alone says
+#   nothing, so the next cell tests the paired difference of the ends and the middle.
 
 # %%
 u_test = pd.DataFrame({n: ps.ends_vs_middle(table, n) for n in ps.N_DOCS}).T.rename_axis("passages")

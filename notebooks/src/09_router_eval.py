@@ -290,6 +290,7 @@ real_routers.round(3)
 # answers in each half, and per slice, with Wilson 95 % intervals:
 
 # %%
+from labkit import stats
 from labkit.stats import fmt_ci, wilson
 
 length = pd.Series(small.set_index("qid")["prompt tokens"])
@@ -309,11 +310,31 @@ pd.DataFrame({"0.5B": {**right_rate("small correct", half), **right_rate("small 
               "1.5B": {**right_rate("large correct", half), **right_rate("large correct", slice_of)}})  # fmt: skip
 
 # %% [markdown]
-# Both models do worse on the longer half, and the intervals of each pair overlap: with 60 requests a half, this
-# data cannot say that the small model suffers more from length (and these prompts differ by a few hundred
-# tokens, not the thousands the source has in mind). The slices separate the models far more clearly than length
-# does, most of all on the `real` questions. A router that learns "long prompt: call the big model" needs exactly
-# this table, from its own traffic, with intervals.
+# Two questions hide in that table, and each has its own test. Does a model do worse on the longer half? The
+# halves hold different requests, so that is a difference of two independent proportions (Newcombe's interval).
+# Does the small model suffer *more* from length than the large one? That is a difference of differences (an
+# interaction): per request, the 0.5B's verdict minus the 1.5B's, averaged in each half, and the two halves'
+# averages compared (`stats.interaction_ci`). Two separate tests, one resolved and one not, would not answer it.
+
+# %%
+is_long = length > length.median()
+for column, name in (("small correct", "0.5B"), ("large correct", "1.5B")):
+    ok = outcomes[column].astype(bool)
+    d = stats.newcombe(int(ok[is_long].sum()), int(is_long.sum()), int(ok[~is_long].sum()), int((~is_long).sum()))
+    print(f"{name}: longer half minus shorter half {stats.fmt_ci(*d)}")
+gap = outcomes["small correct"].astype(float) - outcomes["large correct"].astype(float)
+inter = stats.interaction_ci(gap[is_long], gap[~is_long], paired=False)
+print(f"interaction (0.5B − 1.5B on the longer half, minus the same on the shorter): "
+      f"{stats.fmt_ci(inter['interaction'], inter['low'], inter['high'])}")  # fmt: skip
+pd.crosstab(is_long.map({True: "longer half", False: "shorter half"}), slice_of, margins=True)
+
+# %% [markdown]
+# Neither model's longer-half difference is resolved, and the interaction holds 0: on these requests, length
+# does not measurably hurt either model, and the data cannot say that the small model suffers more. The bounds
+# are wide (the intervals' ends). Length is also **confounded with slice**: the last table shows the longer half
+# holds more `hard` questions and the shorter half more `easy` ones, so even a resolved length effect here could
+# be a slice effect. These prompts differ by a few hundred tokens, not the thousands the source has in mind; a
+# router that learns "long prompt: call the big model" needs this test on its own traffic, at its own lengths.
 #
 # ## RAG requests: the context-window filter is stage 1
 #
@@ -397,8 +418,8 @@ print(f"recall = 1 - overpay at every k: {same}")
 # ## Lost in the middle depends on the model
 #
 # Chapter 04 showed, in Liu et al.'s published table, a U-shaped accuracy curve whose depth varies by model (and
-# found none for the local 1.5B with 5 or 10 short passages, only a cost per extra passage). The source goes
-# further: **small models usually cope worse with long contexts.** The cascade section above
+# found no measurable one for the local 1.5B with 5 or 10 short passages, only a cost per extra passage). The
+# source goes further: **small models usually cope worse with long contexts.** The cascade section above
 # compared the 0.5B and the 1.5B on the same requests, split by prompt length, at 3 chunks; the prompts of a
 # production RAG system are far longer, and this section looks at how a router's evaluation set should be
 # sliced for them.
@@ -485,9 +506,10 @@ requests.result
 # * A real cascade is judged by three numbers side by side: pass rate, cost, and the check's two errors (answers
 #   it keeps that are wrong, answers it escalates that were right). With the 0.5B and the 1.5B on handbook
 #   questions, the lexical check kept many wrong answers: the cascade's savings came out of quality.
-# * "Small models cope worse with long contexts": both local models did worse on the longer half of these short
-#   prompts, and the intervals cannot separate their drops; report such slices with intervals before a router
-#   learns from them.
+# * "Small models cope worse with long contexts" is an interaction, tested as one: on these short prompts
+#   neither model's longer-half difference is resolved, the difference of differences holds 0, and length is
+#   confounded with slice; report such slices with intervals, and test the interaction, before a router learns
+#   from them.
 #
 # ## Exercises
 #

@@ -1,85 +1,26 @@
-"""How sure a number is: bootstrap and Wilson intervals, a judge's error rates, and the corrected rate.
+"""A judge measured against reference labels, and the pass rate corrected for its errors.
 
-Taught in 06_faithfulness; the intervals are used by every chapter that compares slices.
-
-- :func:`bootstrap_ci` — percentile bootstrap of a statistic over items (Efron & Tibshirani 1993), seeded.
-- :func:`wilson` — the Wilson score interval of a proportion (Wilson 1927), good at small n and near 0 or 1.
 - :func:`judge_rates` — a binary judge against reference labels: TPR (true passes it calls pass), TNR (true fails
   it calls fail), accuracy, and the counts behind each.
 - :func:`judge_report` — the same for every judge column of a table, each rate with its interval (Wilson by
   default): the one judge-vs-labels report of chapters 02, 06, 07 and 09.
 - :func:`rogan_gladen` — the pass rate corrected for the judge's errors (Rogan & Gladen 1978):
   ``θ = (p_obs + TNR − 1) / (TPR + TNR − 1)``, clipped to [0, 1]; undefined when ``TPR + TNR <= 1`` (a judge no
-  better than a coin says nothing about the true rate).
+  better than a coin says nothing about the true rate). It assumes the judge's TPR and TNR on the labelled set
+  are its rates on the items being judged: calibrate on items like them.
 - :func:`corrected_rate_ci` — that corrected rate with a bootstrap interval that resamples both the labelled set
   (the judge's uncertainty) and the judged set (the sample's).
-- :func:`group_means_ci` / :func:`fmt_ci_table` — per-slice means with bootstrap intervals, for every chapter
-  that reports a figure per slice (most slices hold well under 100 queries).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from labkit import SEED, args
+from labkit.stats.intervals import bools, bootstrap_ci, wilson
 
-__all__ = [
-    "bootstrap_ci",
-    "wilson",
-    "judge_rates",
-    "judge_report",
-    "rogan_gladen",
-    "corrected_rate_ci",
-    "fmt_ci",
-    "group_means_ci",
-    "fmt_ci_table",
-]
-
-
-def _bools(name: str, values: Any) -> list[bool]:
-    out = args.sequence(name, values, allow_empty=False)
-    for i, v in enumerate(out):
-        if not isinstance(v, bool) and not (hasattr(v, "dtype") and str(v.dtype) == "bool"):
-            raise ValueError(f"{name}[{i}] must be True or False, got {v!r}")
-    return [bool(v) for v in out]
-
-
-def bootstrap_ci(
-    values: Sequence[float],
-    stat: Callable[[Any], float] | None = None,
-    n: int = 2000,
-    level: float = 0.95,
-    seed: int = SEED,
-) -> tuple[float, float, float]:
-    """``(estimate, low, high)``: the statistic (default: the mean) and its percentile-bootstrap interval."""
-    import numpy as np
-
-    x = np.asarray(args.numbers("values", values, allow_empty=False), dtype=float)
-    n = args.whole_number("n", n, minimum=100, maximum=100_000)
-    level = args.finite_number("level", level, minimum=0.5, maximum=0.999)
-    f = stat or np.mean
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(x), size=(n, len(x)))
-    boots = np.array([f(x[i]) for i in idx]) if stat else x[idx].mean(axis=1)
-    lo, hi = np.quantile(boots, [(1 - level) / 2, 1 - (1 - level) / 2])
-    return float(f(x)), float(lo), float(hi)
-
-
-def wilson(successes: int, n: int, level: float = 0.95) -> tuple[float, float, float]:
-    """``(p, low, high)``: the proportion ``successes / n`` and its Wilson score interval."""
-    from statistics import NormalDist
-
-    n = args.whole_number("n", n)
-    successes = args.whole_number("successes", successes, minimum=0, maximum=n)
-    level = args.finite_number("level", level, minimum=0.5, maximum=0.999)
-    z = NormalDist().inv_cdf(1 - (1 - level) / 2)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return p, max(0.0, centre - half), min(1.0, centre + half)
+__all__ = ["judge_rates", "judge_report", "rogan_gladen", "corrected_rate_ci"]
 
 
 def judge_rates(predicted_pass: Sequence[bool], true_pass: Sequence[bool]) -> dict[str, Any]:
@@ -88,7 +29,7 @@ def judge_rates(predicted_pass: Sequence[bool], true_pass: Sequence[bool]) -> di
     TPR = P(judge says pass | truly pass); TNR = P(judge says fail | truly fail). A rate with no items behind
     it (no true fails in the labels, say) is None, never NaN.
     """
-    pred, true = _bools("predicted_pass", predicted_pass), _bools("true_pass", true_pass)
+    pred, true = bools("predicted_pass", predicted_pass), bools("true_pass", true_pass)
     if len(pred) != len(true):
         raise ValueError(f"predicted_pass has {len(pred)} items but true_pass has {len(true)}: pair them one to one")
     tp = sum(p and t for p, t in zip(pred, true, strict=True))
@@ -216,8 +157,8 @@ def corrected_rate_ci(
     """
     import numpy as np
 
-    judged = np.array(_bools("judged_pass", judged_pass))
-    pred, true = np.array(_bools("label_pred", label_pred)), np.array(_bools("label_true", label_true))
+    judged = np.array(bools("judged_pass", judged_pass))
+    pred, true = np.array(bools("label_pred", label_pred)), np.array(bools("label_true", label_true))
     if len(pred) != len(true):
         raise ValueError(f"label_pred has {len(pred)} items but label_true has {len(true)}")
     n = args.whole_number("n", n, minimum=100, maximum=100_000)
@@ -254,67 +195,3 @@ def corrected_rate_ci(
         "n_labels": len(true),
         "n_undefined": undefined,
     }
-
-
-def fmt_ci(estimate: float | None, low: float | None, high: float | None, digits: int = 3) -> str:
-    """``0.712 [0.650, 0.771]``; ``n/a`` for a missing estimate."""
-    if estimate is None:
-        return "n/a"
-    if low is None or high is None:
-        return f"{estimate:.{digits}f}"
-    return f"{estimate:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
-
-
-def group_means_ci(
-    frame: Any,
-    by: str | Sequence[str],
-    columns: str | Sequence[str],
-    n: int = 2000,
-    level: float = 0.95,
-    seed: int = SEED,
-) -> Any:
-    """Per-group means with percentile-bootstrap intervals: the per-slice table with its uncertainty.
-
-    ``frame`` holds one row per item (usually per query); ``by`` names the grouping column(s) and ``columns``
-    the per-item values to average (a 0/1 hit or a reciprocal rank). Returns one row per group with, for each
-    column ``c``: ``c`` (the mean), ``c low`` and ``c high``, and ``n`` (the group's size). Each group is
-    resampled with the same seed, so a table is reproducible cell by cell.
-    """
-    import pandas as pd
-
-    if not isinstance(frame, pd.DataFrame):
-        raise ValueError(f"frame must be a pandas DataFrame with one row per item, got {type(frame).__name__}")
-    by_cols = [by] if isinstance(by, str) else list(by)
-    cols = [columns] if isinstance(columns, str) else list(columns)
-    if not cols:
-        raise ValueError("columns must name at least one column to average")
-    missing = [c for c in by_cols + cols if c not in frame.columns]
-    if missing:
-        raise ValueError(f"frame has no column(s) {missing}; it has {list(frame.columns)}")
-    if frame.empty:
-        raise ValueError("frame is empty: there is nothing to average")
-    rows = []
-    for key, group in frame.groupby(by_cols, sort=True):
-        row: dict[str, Any] = dict(zip(by_cols, key if isinstance(key, tuple) else (key,), strict=True))
-        row["n"] = len(group)
-        for c in cols:
-            row[c], row[f"{c} low"], row[f"{c} high"] = bootstrap_ci(
-                group[c].astype(float), n=n, level=level, seed=seed
-            )
-        rows.append(row)
-    out = pd.DataFrame(rows).set_index(by_cols)
-    return out[["n"] + [x for c in cols for x in (c, f"{c} low", f"{c} high")]]
-
-
-def fmt_ci_table(table: Any, digits: int = 3) -> Any:
-    """A :func:`group_means_ci` table for reading: one ``0.712 [0.650, 0.771]`` cell per column, plus ``n``."""
-    import pandas as pd
-
-    cols = [c for c in table.columns if c != "n" and f"{c} low" in table.columns]
-    out = pd.DataFrame(index=table.index)
-    out["n"] = table["n"]
-    for c in cols:
-        out[c] = [
-            fmt_ci(e, lo, hi, digits) for e, lo, hi in zip(table[c], table[f"{c} low"], table[f"{c} high"], strict=True)
-        ]
-    return out

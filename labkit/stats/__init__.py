@@ -1,0 +1,21 @@
+"""How far a number can be trusted, and what two numbers' difference says: one namespace, three modules.
+
+Taught in 03_metrics_by_hand (intervals, comparisons, the rules they come with) and 06_faithfulness (judges);
+used by every chapter that reports a figure per slice or compares two systems.
+
+- :mod:`labkit.stats.intervals` — one number: a bootstrap interval for a mean, a Wilson interval for a
+  proportion, per-slice tables of them.
+- :mod:`labkit.stats.compare` — two numbers: the interval of a difference (paired or two-sample), Newcombe for
+  two proportions, a permutation p, Holm's adjustment and simultaneous intervals for a scan, the interaction
+  test for "A suffers more than B".
+- :mod:`labkit.stats.judges` — a judge against reference labels (TPR, TNR, J with intervals) and the pass
+  rate corrected for its errors (Rogan–Gladen).
+
+Every function is ``stats.<name>``.
+"""
+
+from __future__ import annotations
+
+from labkit.stats.compare import *  # noqa: F403 - the facade: every function is ``stats.<name>``
+from labkit.stats.intervals import *  # noqa: F403
+from labkit.stats.judges import *  # noqa: F403
