@@ -490,9 +490,7 @@ check.exercise("6.1", answer_6_1)
 # **6.2** Predict, then run: what TNR does the judge that says "supported" to everything get on the test split?
 
 # %% tags=["solution"]
-answer_6_2 = stats.judge_report(test, ["always supported"], truth="label", passes="supported").loc[
-    "always supported", "TNR"
-]
+answer_6_2 = stats.judge_report(test, ["always supported"], truth="label", passes="supported")["TNR"].iloc[0]
 
 # %%
 check.exercise("6.2", answer_6_2, table=test)
