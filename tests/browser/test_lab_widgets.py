@@ -1,44 +1,28 @@
 """Every chapter widget, driven in real JupyterLab: move it, and the page must show what labkit computes.
 
-One test per notebook with widgets. Each opens the notebook, clears the stored outputs, runs all cells in a
-fresh kernel, then changes every control the way a learner would (keyboard on sliders, clicks, typing) and
-compares every output on the page with what the same explorer, built here in the test process on the notebook's
-inputs, renders for that state (``labdriver.ExplorerPage``; the unit tests prove what each state should show).
-A failure names the notebook and the widget, e.g.
-``03_metrics_by_hand: MetricsPlayground slider 'k' -> nDCG@k shows 0.6176, labkit says 0.5992 (for ...)``.
+One parametrised test, one case per notebook with widgets. Each opens the notebook, clears the stored outputs,
+runs all cells in a fresh kernel, then plays the chapter's steps (``CHAPTERS``): it changes every control the way
+a learner would (keyboard on sliders, clicks, typing), records the move in the explorer's state, checks the
+control's own display (a slider's readout, the pressed toggles) and compares every output on the page with what
+the same explorer, built here in the test process on the notebook's inputs, renders for that state
+(``labdriver.ExplorerPage``; the unit tests prove what each state should show). A failure names the notebook and
+the widget, e.g. ``03_metrics_by_hand: MetricsPlayground slider 'k' (ArrowLeft) -> nDCG@k shows 0.6176, labkit
+says 0.5992 (for ...)``.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
+import ch02driver
+import ch06driver
+import labdriver as ld
 import pytest
-from labdriver import (
-    NOTEBOOKS,
-    LabNotebook,
-    cascade_explorer,
-    cells,
-    ch01_inputs,
-    ch04_runs,
-    ch04_study,
-    ch05_grid,
-    ch07_traces,
-    ch09_outcomes,
-    ch09_stats,
-    chunk_grid_explorer,
-    cutoff_explorer,
-    exact,
-    fusion_explorer,
-    playground,
-    poll,
-    position_explorer,
-    question_box,
-    routing_explorer,
-    save_screenshot,
-    slice_triage_explorer,
-    triage_explorer,
-)
+from labdriver import ExplorerPage
 
 from labkit.studies import cascade
 from labkit.toys import RUNNING_GRADES
@@ -46,35 +30,207 @@ from labkit.widgets import grades_text
 
 pytestmark = pytest.mark.browser
 
-# Notebooks whose stored outputs hold a widget, and the test that drives them.
-COVERED = {
-    "00_welcome": "test_00_welcome",
-    "01_rrf_hybrid_retrieval": "test_01_rrf_hybrid_retrieval",
-    "02_synthetic_hard_questions": "test_02_synthetic_hard_questions",
-    "03_metrics_by_hand": "test_03_metrics_by_hand",
-    "04_mrr_hit_rate_lost_in_the_middle": "test_04_mrr_hit_rate_lost_in_the_middle",
-    "05_chunk_grid": "test_05_chunk_grid",
-    "06_faithfulness": "test_06_faithfulness",
-    "07_triage": "test_07_triage",
-    "08_case_study": "test_08_case_study",
-    "09_router_eval": "test_09_router_eval",
-}
+
+# ---------------------------------------------------------------- the steps a chapter is made of
 
 
-def test_every_widget_notebook_is_covered():
-    """A new chapter with a widget needs its own browser test here."""
-    with_widgets = set()
-    for path in NOTEBOOKS.glob("*.ipynb"):
-        for cell in json.loads(path.read_text())["cells"]:
-            for out in cell.get("outputs", []):
-                if "application/vnd.jupyter.widget-view+json" in out.get("data", {}):
-                    with_widgets.add(path.stem)
-    missing = sorted(with_widgets - set(COVERED))
-    assert not missing, f"notebooks with widgets but no browser test in {__file__}: {missing}"
-    assert all(name in globals() for name in COVERED.values())
+@dataclass(frozen=True)
+class Control:
+    """A control's own display (``read(explorer page)``), which must come to equal ``want``."""
+
+    what: str
+    read: Callable[[ExplorerPage], Any]
+    want: Any
 
 
-# ---------------------------------------------------------------- 00_welcome
+def readout(label: str, want: str) -> Control:
+    return Control(f"slider {label!r} readout", lambda ex: ex.readout(label), want)
+
+
+def chosen(*want: str) -> Control:
+    return Control("toggles", lambda ex: ex.chosen(), list(want))
+
+
+def value_of(kind: str, label: str, want: str) -> Control:  # kind: "text" or "dropdown"
+    return Control(
+        f"{kind} {label!r}", lambda ex: (ex.text if kind == "text" else ex.select)(label).input_value(), want
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Move:
+    """One learner's move: ``act`` on the page, then ``state[field] = value`` (a callable value is computed from
+    the explorer page at run time), then every control in ``shows``, then the outputs (``check=False``: not yet).
+    ``error``: the error line must mention each fragment; with ``check`` the outputs also keep the last valid
+    state's (an input error), without it the state raises and the outputs are not compared."""
+
+    shows: tuple[Control, ...] = ()
+    check: bool = True
+    error: tuple[str, ...] = ()
+
+    def controls(self) -> tuple[Control, ...]:
+        return self.shows
+
+
+@dataclass(frozen=True)
+class Slide(Move):
+    """``times`` presses of ``key`` on the handle (continuous_update=False: each press sends one value)."""
+
+    label: str
+    key: str
+    field: str
+    value: Any
+    readout: str | None = None
+    times: int = 1
+
+    def act(self, ex: ExplorerPage, value) -> str:
+        ex.press_slider(self.label, self.key, times=self.times)
+        return f"slider {self.label!r} ({self.key}{f' x{self.times}' if self.times > 1 else ''})"
+
+    def controls(self) -> tuple[Control, ...]:
+        return self.shows if self.readout is None else (readout(self.label, self.readout), *self.shows)
+
+
+@dataclass(frozen=True)
+class TypeReadout(Slide):
+    """Click the slider's editable readout, type ``key``, press Enter."""
+
+    def act(self, ex: ExplorerPage, value) -> str:
+        ex.slider(self.label).locator(".widget-readout").click()
+        ex.page.keyboard.press("ControlOrMeta+a")
+        ex.page.keyboard.type(self.key)
+        ex.page.keyboard.press("Enter")
+        return f"slider {self.label!r} readout typed {self.key!r}"
+
+
+@dataclass(frozen=True)
+class Select(Move):
+    """Pick ``value`` in dropdown ``label``, by the text the explorer's control ``field`` shows for it."""
+
+    label: str
+    field: str | None
+    value: Any
+
+    def act(self, ex: ExplorerPage, value) -> str:
+        option = str(value)
+        if self.field:  # (text, value) pairs or plain values, as ipywidgets takes them
+            pairs = [o if isinstance(o, tuple) else (str(o), o) for o in ex.explorer.controls[self.field].options]
+            option = next(text for text, v in pairs if v == value)
+        ex.select(self.label).select_option(option)
+        return f"dropdown {self.label!r} = {value!r}"
+
+
+@dataclass(frozen=True)
+class Toggle(Move):
+    option: str
+    field: str
+    value: Any = None  # None: the option's text
+
+    def __post_init__(self):
+        object.__setattr__(self, "value", self.option if self.value is None else self.value)
+
+    def act(self, ex: ExplorerPage, value) -> str:
+        ex.toggle(self.option).click()
+        return f"toggle {self.field} = {self.option!r}"
+
+
+@dataclass(frozen=True)
+class Type(Move):
+    """Fill text box ``label`` with ``value``, commit with ``key`` (Enter and Tab both commit)."""
+
+    label: str
+    value: str
+    field: str | None = None
+    key: str = "Enter"
+
+    def act(self, ex: ExplorerPage, value) -> str:
+        ex.type_text(self.label, value, key=self.key)
+        return f"text {self.label!r} = {value!r} + {self.key}"
+
+
+@dataclass(frozen=True)
+class Click(Move):
+    label: str
+    field: str
+    value: Any
+    times: int = 1
+
+    def act(self, ex: ExplorerPage, value) -> str:
+        for _ in range(self.times):
+            ex.button(self.label).click()
+        return f"button {self.label!r}{f' x{self.times}' if self.times > 1 else ''}"
+
+
+@dataclass(frozen=True)
+class Open:
+    """The next explorer, ``make(page, stem)``: exactly one on the page, its ``shows`` controls, every output "as
+    loaded". ``chain``: each later check must differ from the one before (a move that changes nothing proves
+    nothing)."""
+
+    make: Callable[[Any, str], ExplorerPage]
+    shows: tuple[Control, ...] = ()
+    chain: bool = True
+
+
+@dataclass(frozen=True)
+class Shot:  # the current explorer -> docs/img/<stem><suffix>.png
+    suffix: str = ""
+
+
+@dataclass(frozen=True)
+class Expect:  # what the last check rendered (``test(shown, state)``) says what the chapter's text says it does
+    why: str
+    test: Callable[[dict, dict], bool]
+
+
+@dataclass
+class Run:  # the driver's place in a chapter: the current explorer page and what its last check rendered
+    page: Any
+    stem: str
+    ex: ExplorerPage | None = None
+    chain: bool = True
+    shown: dict | None = None
+    last: str = ""
+
+
+def drive(run: Run, step) -> None:
+    """Play one step of a chapter on the page."""
+    ex = run.ex
+    if isinstance(step, Open):
+        run.ex = ex = step.make(run.page, run.stem)
+        assert ex.root.count() == 1, f"{run.stem}: expected one {ex.name}, found {ex.root.count()}"
+        for c in step.shows:
+            ex.check_control(f"as loaded: {c.what}", lambda c=c: c.read(ex), c.want)
+        run.chain, run.last, run.shown = step.chain, "as loaded", ex.check("as loaded")
+    elif isinstance(step, Shot):
+        ld.save_screenshot(ex.root, run.stem + step.suffix)
+    elif isinstance(step, Expect):
+        assert step.test(run.shown, ex.state), f"{run.stem}: {ex.name} {run.last} -> {step.why} (for {ex.describe()})"
+    elif isinstance(step, Control):
+        ex.check_control(step.what, lambda: step.read(ex), step.want)
+    elif isinstance(step, Move):  # the one act -> state -> readout -> check block
+        value = step.value(ex) if callable(step.value) else step.value
+        widget = step.act(ex, value)
+        if step.field:
+            ex.state[step.field] = value
+        for c in step.controls():
+            ex.check_control(f"{widget}: {c.what}", lambda c=c: c.read(ex), c.want)
+        if step.error and step.check:
+            ex.check_error(widget, *step.error)
+        elif step.error:
+            said = ld.poll(lambda: all(f in ex.error() for f in step.error), True)
+            assert said, (
+                f"{run.stem}: {ex.name} {widget} -> error line shows {ex.error() or '(nothing)'!r}, expected it to "
+                f"mention {' and '.join(map(repr, step.error))} (for {ex.describe()})"
+            )
+        elif step.check:
+            run.shown = ex.check(widget, run.shown if run.chain else None)
+        run.last = widget
+    else:
+        raise TypeError(f"{run.stem}: not a step: {step!r}")
+
+
+# ---------------------------------------------------------------- what some chapters need beyond the explorers
 
 
 def kept_share(rank: int) -> float:
@@ -82,431 +238,226 @@ def kept_share(rank: int) -> float:
     return round(1 / math.log2(rank + 1), 4)
 
 
-def test_00_welcome(open_notebook):
-    stem = "00_welcome"
-    nb: LabNotebook = open_notebook(stem)
-    page = nb.page
-    demo = page.locator(".jp-OutputArea-output .widget-interact")
-    assert demo.count() == 1, f"{stem}: expected one interactive widget, found {demo.count()}"
-    slider = demo.locator(".widget-slider").filter(has=page.locator("label", has_text=exact("rank")))
-    handle, readout = slider.locator(".noUi-handle"), slider.locator(".widget-readout")
-    output = demo.locator(".widget-output")
+class WelcomePage(ExplorerPage):
+    """00_welcome's ``interact(kept_share, rank=3)``: its slider and the value it prints, against kept_share here."""
 
-    def check(action: str, rank: int) -> None:
-        shown_rank = poll(lambda: readout.inner_text().strip(), str(rank))
-        assert shown_rank == str(rank), f"{stem}: slider 'rank' ({action}) reads {shown_rank!r}, expected {rank}"
-        want = repr(kept_share(rank))
-        shown = poll(lambda: output.inner_text().strip(), want)
-        assert shown == want, (
-            f"{stem}: slider 'rank' ({action}) -> output shows {shown or '(nothing)'}, kept_share({rank}) = {want}"
-        )
+    def __init__(self, page, stem: str):
+        self.page, self.stem, self.timeout, self.name = page, stem, ld.WIDGET_TIMEOUT_S, "interactive widget"
+        self.root, self.state = page.locator(".jp-OutputArea-output .widget-interact"), {"rank": 3}
 
-    check("as loaded", 3)
-    save_screenshot(demo, stem)
-    handle.focus()
-    handle.press("ArrowRight")
-    check("ArrowRight", 4)
-    handle.press("ArrowLeft")
-    handle.press("ArrowLeft")
-    handle.press("ArrowLeft")
-    check("ArrowLeft x3", 1)
-    readout.click()  # the readout is editable: type a value
-    page.keyboard.press("ControlOrMeta+a")
-    page.keyboard.type("20")
-    page.keyboard.press("Enter")
-    check("typed 20 in the readout", 20)
+    def expected(self) -> dict:
+        return {"output": repr(kept_share(self.state["rank"]))}
+
+    def shown(self, want: dict) -> dict:
+        return {"output": self.root.locator(".widget-output").inner_text().strip()}
+
+    def error(self) -> str:
+        return ""
+
+    def explain(self, shown: dict, want: dict) -> str:
+        return f"output shows {shown['output'] or '(nothing)'}, kept_share({self.state['rank']}) = {want['output']}"
 
 
-# ---------------------------------------------------------------- 01_rrf_hybrid_retrieval
+def last_question(ex: ExplorerPage) -> str:
+    """04: the position study's last question, a move across the whole list."""
+    table, _, _ = ld.ch04_study()
+    return list(dict.fromkeys(table.qid))[-1]
 
 
-def test_01_rrf_hybrid_retrieval(open_notebook):
-    stem = "01_rrf_hybrid_retrieval"
-    nb: LabNotebook = open_notebook(stem)
-    inp = ch01_inputs()  # after Run All: the cache is warm and both processes read the same files
-    ex = fusion_explorer(nb.page, stem)
-    assert ex.root.count() == 1, f"{stem}: expected one FusionExplorer, found {ex.root.count()}"
-
-    shown = ex.check("as loaded")
-    save_screenshot(ex.root, stem)
-
-    # RRF constant c: keyboard on the handle; continuous_update=False, so each key press sends one value
-    ex.press_slider("RRF constant c", "End")
-    ex.state["c"] = 200
-    ex.check_control("slider 'c' readout", lambda: ex.readout("RRF constant c"), "200")
-    shown = ex.check("slider 'c' (End)", shown)
-    ex.press_slider("RRF constant c", "Home")
-    ex.state["c"] = 1  # a single high rank now counts for more than agreement
-    ex.check_control("slider 'c' readout", lambda: ex.readout("RRF constant c"), "1")
-    shown = ex.check("slider 'c' (Home)", shown)
-    ex.press_slider("RRF constant c", "ArrowRight", times=4)
-    ex.state["c"] = 5
-    ex.check_control("slider 'c' readout", lambda: ex.readout("RRF constant c"), "5")
-    shown = ex.check("slider 'c' (ArrowRight x4)", shown)
-
-    # one weight per retriever (0-2, step 0.1)
-    ex.press_slider("weight bm25", "ArrowRight")
-    ex.state["weight bm25"] = 1.1
-    ex.check_control("slider 'weight bm25' readout", lambda: ex.readout("weight bm25"), "1.10")
-    shown = ex.check("slider 'weight bm25' (ArrowRight)", shown)
-    ex.press_slider("weight dense", "Home")
-    ex.state["weight dense"] = 0.0  # the hybrid column is BM25's own top 10
-    ex.check_control("slider 'weight dense' readout", lambda: ex.readout("weight dense"), "0.00")
-    shown = ex.check("slider 'weight dense' (Home)", shown)
-    ex.press_slider("weight dense", "End")
-    ex.state["weight dense"] = 2.0
-    ex.check_control("slider 'weight dense' readout", lambda: ex.readout("weight dense"), "2.00")
-    shown = ex.check("slider 'weight dense' (End)", shown)
-
-    # the query dropdown: the table stays, the fused top 5 is another query's
-    for qid in ("it-e03", "hr-h06"):  # dev queries (the explorer opens on hr-r09)
-        ex.select("query").select_option(value=f"{qid}: {inp.queries[qid].search_text[:70]}")
-        ex.state["query"] = qid
-        shown = ex.check(f"dropdown 'query' = {qid}", shown)
-
-    # the question box: type, press Enter, three rankings side by side
-    box = question_box(nb.page, stem)
-    assert box.root.count() == 1, f"{stem}: expected one QuestionBox, found {box.root.count()}"
-    box.check("as loaded")
-    box.type_text("question", "what does ERR-4031 mean")
-    box.state["question"] = "what does ERR-4031 mean"
-    box.check("text 'question' = 'what does ERR-4031 mean' + Enter")
-    box.type_text("question", "")
-    box.check_error("text 'question' empty + Enter", "question", "non-empty")
-    box.type_text("question", "paternaty leave how many weeks", key="Tab")  # blur commits too
-    box.state["question"] = "paternaty leave how many weeks"
-    box.check("text 'question' = 'paternaty leave how many weeks' + Tab")
-
-
-# ---------------------------------------------------------------- 02_synthetic_hard_questions
-
-
-def test_02_synthetic_hard_questions(open_notebook):
-    from ch02driver import synth_explorer
-
-    stem = "02_synthetic_hard_questions"
-    nb: LabNotebook = open_notebook(stem)
-    ex = synth_explorer(nb.page, stem)
-    assert ex.root.count() == 1, f"{stem}: expected one SynthExplorer, found {ex.root.count()}"
-    shown = ex.check("as loaded")
-    save_screenshot(ex.root, stem)
-
-    # the threshold: an IntSlider, keyboard on the handle, one value per key press (continuous_update=False)
-    shown = ex.slide("keep rating ≥", "ArrowRight", "threshold", 5, "5", shown)
-    # one distractor method only, then another retriever
-    ex.toggle("jaccard").click()
-    ex.state["method"] = "jaccard"
-    shown = ex.check("toggle 'distractors' = jaccard", shown)
-    ex.select("retriever").select_option("bm25")
-    ex.state["retriever"] = "bm25"
-    shown = ex.check("dropdown 'retriever' = bm25", shown)
-    # keep everything: every question kept, nothing dropped
-    ex.slide("keep rating ≥", "Home", "threshold", 1, "1", shown)
-
-
-# ---------------------------------------------------------------- 03_metrics_by_hand
-
-
-def test_03_metrics_by_hand(open_notebook):
-    nb: LabNotebook = open_notebook("03_metrics_by_hand")
-    pg = playground(nb.page, "03_metrics_by_hand")
-    assert pg.root.count() == 1, f"{pg.stem}: expected one playground, found {pg.root.count()}"
-
-    pg.check("as loaded")
-    save_screenshot(pg.root, pg.stem)
-
-    # sliders: keyboard on the handle, as a learner without a mouse would
-    pg.press_slider("k", "ArrowLeft")
-    pg.state["k"] = 4
-    pg.check_control("slider 'k' readout", lambda: pg.readout("k"), "4")
-    pg.check("slider 'k'")
-    pg.press_slider("k", "ArrowRight", times=3)
-    pg.state["k"] = 7  # past the end of the ranking: P@k still divides by k
-    pg.check("slider 'k'")
-    pg.press_slider("threshold (grade >=)", "ArrowRight")
-    pg.state["thr"] = 2
-    pg.check("slider 'threshold (grade >=)'")
-
-    # toggle buttons
-    pg.toggle("trec_eval: all judged").click()
-    pg.state["idcg"] = "all_judged"
-    pg.check("toggle 'IDCG' = trec_eval: all judged")
-    pg.toggle("book: re-sort retrieved").click()
-    pg.state["idcg"] = "retrieved"
-    pg.check("toggle 'IDCG' = book: re-sort retrieved")
-    pg.toggle("trec_eval: all judged").click()
-    pg.state["idcg"] = "all_judged"
-    pg.check("toggle 'IDCG' = trec_eval: all judged")
-
-    # text boxes (Tab and Enter both commit)
-    pg.type_text("judged, not retrieved", "2, 3", key="Tab")
-    pg.state["unretrieved"] = "2, 3"
-    pg.check("text 'judged, not retrieved'")
-    grades = [3, 0, 1, 2, 0, 1]
-    pg.type_text("retrieved grades", grades_text(grades))
-    pg.state["grades"] = grades_text(grades)
-    pg.check("text 'retrieved grades'")
-    pg.check_control(
-        "dropdown 'move rank' options",
-        lambda: pg.select("move rank").locator("option").all_inner_texts(),
-        list("123456"),
-    )
-
-    # up / down buttons move the document at the chosen rank
-    pg.select("move rank").select_option("2")
-    pg.button("down").click()
-    grades[1], grades[2] = grades[2], grades[1]
-    pg.state["grades"] = grades_text(grades)
-    pg.check_control("button 'down': text 'retrieved grades'", lambda: pg.text("retrieved grades").input_value(),
-                     pg.state["grades"])  # fmt: skip
-    pg.check_control("button 'down': dropdown 'move rank'", lambda: pg.select("move rank").input_value(), "3")
-    pg.check("button 'down' (rank 2 -> 3)")
-    pg.button("up").click()
-    pg.button("up").click()
-    grades.insert(0, grades.pop(2))  # the document at rank 3 moves to rank 1
-    pg.state["grades"] = grades_text(grades)
-    pg.check_control("button 'up': text 'retrieved grades'", lambda: pg.text("retrieved grades").input_value(),
-                     pg.state["grades"])  # fmt: skip
-    pg.check_control("button 'up': dropdown 'move rank'", lambda: pg.select("move rank").input_value(), "1")
-    pg.check("button 'up' x2 (rank 3 -> 1)")
-
-    # invalid input: a message that names the problem, and the last valid numbers stay
-    pg.type_text("retrieved grades", "0, x, 3")
-    pg.check_error("text 'retrieved grades' = '0, x, 3'", "'x'", "not a number")
-    pg.type_text("retrieved grades", "   ")
-    pg.check_error("text 'retrieved grades' empty", "at least one grade")
-    pg.type_text("judged, not retrieved", "two", key="Tab")
-    pg.check_error("text 'judged, not retrieved' = 'two'", "'two'", "not a number")
-    pg.type_text("judged, not retrieved", "2")
-    pg.state["unretrieved"] = "2"
-    pg.type_text("retrieved grades", grades_text(RUNNING_GRADES))  # the running example again
-    pg.state["grades"] = grades_text(RUNNING_GRADES)
-    pg.check("text 'retrieved grades' valid again")
-
-
-# ---------------------------------------------------------------- 04_mrr_hit_rate_lost_in_the_middle
-
-
-def test_04_mrr_hit_rate_lost_in_the_middle(open_notebook):
-    stem = "04_mrr_hit_rate_lost_in_the_middle"
-    nb: LabNotebook = open_notebook(stem)
-    ch04_runs()  # after Run All: the embedding cache is warm and both processes read the same files
-    ex = cutoff_explorer(nb.page, stem)
-    assert ex.root.count() == 1, f"{stem}: expected one CutoffExplorer, found {ex.root.count()}"
-
-    ex.check_control("slider 'k' readout", lambda: ex.readout("k"), "5")
-    shown = ex.check("as loaded")
-    save_screenshot(ex.root, stem)
-
-    # k: keyboard on the handle; continuous_update=False, so each key press sends one value.
-    # Every move renames the columns (RR@k, hit@k), so a stale table can never pass for a new one.
-    for key, times, k in (("ArrowRight", 1, 6), ("End", 1, 20), ("Home", 1, 1), ("ArrowRight", 2, 3)):
-        ex.press_slider("k", key, times=times)
-        ex.state["k"] = k  # 20: the runs' full depth; 1: RR@1 equals hit@1
-        ex.check_control("slider 'k' readout", lambda: ex.readout("k"), str(k))
-        shown = ex.check(f"slider 'k' ({key} x{times})", shown)
-
-    # the position study: one question through its trials, the passages in prompt order, the answer, the verdict
-    px = position_explorer(nb.page, stem)
-    assert px.root.count() == 1, f"{stem}: expected one PositionExplorer, found {px.root.count()}"
-    shown = px.check("as loaded")
-    save_screenshot(px.root, f"{stem}-positions")
-    for trial in ("gold at 1 of 10", "ends order · 5 passages", "closed book"):
-        px.select("trial").select_option(trial)
-        px.state["trial"] = trial
-        shown = px.check(f"dropdown 'trial' = {trial!r}", shown)
-    table, _, _ = ch04_study()
-    other = list(dict.fromkeys(table.qid))[-1]  # the last question: a move across the whole list
-    px.select("question").select_option(next(text for text, qid in px.explorer.question.options if qid == other))
-    px.state["question"] = other
-    shown = px.check(f"dropdown 'question' = {other}", shown)
-    assert other in shown["output"][0], f"{stem}: the question {other} is not shown"
-
-
-# ---------------------------------------------------------------- 05_chunk_grid
-
-
-def test_05_chunk_grid(open_notebook):
-    stem = "05_chunk_grid"
-    nb: LabNotebook = open_notebook(stem)
-    ch05_grid()  # after Run All: the embedding cache is warm and both processes read the same files
-    ex = chunk_grid_explorer(nb.page, stem)
-    assert ex.root.count() == 1, f"{stem}: expected one ChunkGridExplorer, found {ex.root.count()}"
-
-    shown = ex.check("as loaded")
-    save_screenshot(ex.root, stem)
-
-    # SelectionSliders: keyboard on the handle moves one option; the readout shows the option's label.
-    # continuous_update=False, so each key press sends one value. Run All's grid table has already built all nine
-    # chunkings in the kernel; a chunking it had not would take 1-3 s, hence the longer poll (GRID_TIMEOUT_S).
-    ex.press_slider("chunk size (words)", "ArrowRight")
-    ex.state["size"] = 256
-    ex.check_control("slider 'chunk size (words)' readout", lambda: ex.readout("chunk size (words)"), "256")
-    shown = ex.check("slider 'chunk size (words)' (ArrowRight)", shown)
-    ex.press_slider("overlap", "Home")
-    ex.state["overlap_share"] = 0.0
-    ex.check_control("slider 'overlap' readout", lambda: ex.readout("overlap"), "0%")
-    shown = ex.check("slider 'overlap' (Home)", shown)
-
-    # k: an IntSlider, same chunking, another cut of the cached runs
-    ex.press_slider("k", "ArrowLeft", times=3)
-    ex.state["k"] = 7
-    ex.check_control("slider 'k' readout", lambda: ex.readout("k"), "7")
-    shown = ex.check("slider 'k' (ArrowLeft x3)", shown)
-
-    # back to the smallest chunks: overlap stays 0 %, k stays 7
-    ex.press_slider("chunk size (words)", "Home")
-    ex.state["size"] = 64
-    ex.check_control("slider 'chunk size (words)' readout", lambda: ex.readout("chunk size (words)"), "64")
-    ex.check("slider 'chunk size (words)' (Home)", shown)
-
-
-# ---------------------------------------------------------------- 06_faithfulness
-
-
-def test_06_faithfulness(open_notebook):
-    from ch06driver import ch06_inputs, faithfulness_explorer
-
-    stem = "06_faithfulness"
-    nb: LabNotebook = open_notebook(stem)
-    ex = faithfulness_explorer(nb.page, stem)
-    assert ex.root.count() == 1, f"{stem}: expected one FaithfulnessExplorer, found {ex.root.count()}"
-    ex.check("as loaded")
-    save_screenshot(ex.root, stem)
-    rows, judges = ch06_inputs()
-
-    # the judge: every judge on the same answer (the lexical one needs no model; "always supported" passes all)
-    for judge in list(judges)[1:]:
-        ex.select("judge").select_option(judge)
-        ex.state["judge"] = judge
-        ex.check(f"dropdown 'judge' = {judge!r}")
-    # the display: continuous score instead of PASS/FAIL
-    ex.toggle("score").click()
-    ex.state["mode"] = "score"
-    ex.check("toggle 'show' = score")
-    # another question, with the 1.5B judge: pick one whose verdicts differ from the first question's
-    ex.select("judge").select_option("1.5B")
-    ex.state["judge"] = "1.5B"
+def question_with_other_verdicts(ex: ExplorerPage) -> str:
+    """06: the first question after the one shown whose verdicts, by the judge now chosen, differ from its."""
     first = ex.expected()
-    for qid in list(rows)[1:]:
+    for qid in list(ch06driver.ch06_inputs()[0])[1:]:
         ex.state["question"] = qid
         if ex.expected() != first:
             break
-    ex.select("question").select_option(ex.state["question"])
-    ex.check(f"dropdown 'question' = {ex.state['question']!r}")
+    return ex.state["question"]
 
 
-# ---------------------------------------------------------------- 07_triage
+def wasted_request(ex: ExplorerPage) -> str:
+    """09: a request the cascade escalated although the small model was right."""
+    outcomes, _ = ld.ch09_outcomes()
+    return next(q for q, r in outcomes.iterrows() if cascade.outcome_label(r) == "escalated, small was right")
 
 
-def test_07_triage(open_notebook):
-    stem = "07_triage"
-    nb: LabNotebook = open_notebook(stem)
-    ch07_traces(3, "1.5B · hand label")  # after Run All: the embedding cache is warm, both processes read the files
-    ex = triage_explorer(nb.page, stem)
-    assert ex.root.count() == 1, f"{stem}: expected one TriageExplorer, found {ex.root.count()}"
-    label = "k (chunks read)"
-
-    ex.check_control(f"slider {label!r} readout", lambda: ex.readout(label), "3")
-    ex.check_control("toggles", ex.chosen, ["1.5B · hand label", "GEN_FAIL"])
-    shown = ex.check("as loaded")  # each example: gold span, answer, reference, the hand label and its reason
-    assert "hand label: fail" in shown["examples"][0], f"{stem}: the GEN_FAIL examples show no verdict"
-    save_screenshot(ex.root, stem)
-
-    # the cell picker: a language model can be right without the evidence
-    ex.toggle("LUCKY").click()
-    ex.state["cell"] = "LUCKY"
-    ex.check_control("toggles", ex.chosen, ["1.5B · hand label", "LUCKY"])
-    shown = ex.check("toggle 'examples of' = LUCKY", shown)
-    assert shown["examples"][0] != "no trace in this cell", f"{stem}: the 1.5B has no LUCKY trace on the page"
-
-    # the reader picker: same traces, another check; the answer columns move
-    ex.toggle("1.5B · lexical judge").click()
-    ex.state["reader"] = "1.5B · lexical judge"
-    ex.check_control("toggles", ex.chosen, ["1.5B · lexical judge", "LUCKY"])
-    shown = ex.check("toggle 'reader · check' = lexical judge", shown)
-
-    # the model was recorded at k = 3 only: another k is an error that says so, and empties the outputs
-    ex.press_slider(label, "ArrowRight")
-    ex.state["k"] = 4
-    ex.check_control(f"slider {label!r} readout", lambda: ex.readout(label), "4")
-    said = poll(lambda: "recorded at k = 3" in ex.error(), True)
-    assert said, f"{stem}: TriageExplorer at k=4 with the 1.5B shows error {ex.error() or '(nothing)'!r}"
-
-    # the extractive control at that k: the error goes, and it is never LUCKY
-    ex.toggle("extractive control").click()
-    ex.state["reader"] = "extractive control"
-    ex.check_control("toggles", ex.chosen, ["extractive control", "LUCKY"])
-    shown = ex.check("toggle 'reader · check' = extractive control", shown)
-    assert shown["examples"][0] == "no trace in this cell", f"{stem}: the extractive control has LUCKY traces"
-
-    # k: keyboard on the handle; continuous_update=False, so each key press sends one value (each k: ~1 s)
-    ex.press_slider(label, "Home")
-    ex.state["k"] = 1  # the reader cannot miss the only passage: GEN_FAIL is 0, every failure is retrieval's
-    ex.check_control(f"slider {label!r} readout", lambda: ex.readout(label), "1")
-    shown = ex.check(f"slider {label!r} (Home)", shown)
-    assert cells(shown, "table")["GEN_FAIL|traces"] == "0" and "fix first: retrieval" in shown["table"][0], (
-        f"{stem}: TriageExplorer slider {label!r} (Home) -> labkit says {shown['table'][0]!r} at k=1"
-    )
-    ex.toggle("RET_FAIL").click()
-    ex.state["cell"] = "RET_FAIL"
-    ex.check_control("toggles", ex.chosen, ["extractive control", "RET_FAIL"])
-    ex.check("toggle 'examples of' = RET_FAIL", shown)
+# ---------------------------------------------------------------- the chapters
 
 
-# ---------------------------------------------------------------- 08_case_study
+@dataclass(frozen=True)
+class Chapter:
+    stem: str
+    steps: list
+    warm: Callable[[], Any] | None = None  # after Run All: warm caches, so both processes read the same files
 
 
-def test_08_case_study(open_notebook):
-    stem = "08_case_study"
-    nb: LabNotebook = open_notebook(stem)
-    ex = slice_triage_explorer(nb.page, stem)
-    assert ex.root.count() == 1, f"{stem}: expected one SliceTriageExplorer, found {ex.root.count()}"
-    assert ex.chosen() == ["real", "RET_FAIL"], f"{stem}: the explorer opens on {ex.chosen()}"
-    shown = ex.check("as loaded")
-    save_screenshot(ex.root, stem)
+FUSION_C, MOVED_DOWN, MOVED_UP = "RRF constant c", grades_text([3, 1, 0, 2, 0, 1]), grades_text([0, 3, 1, 2, 0, 1])
+TRIAGE_K, ROUTING_K = "k (chunks read)", "k (chunks in the prompt)"
 
-    # a slice, then a cell, then back to all: the table, the gap line and the examples follow each click
-    for field, option in (("group", "hard"), ("cell", "GEN_FAIL"), ("cell", "LUCKY"), ("group", "all")):
-        ex.toggle(option).click()
-        ex.state[field] = option
-        shown = ex.check(f"toggle {field} = {option!r}", shown)
-        assert option in ex.chosen(), f"{stem}: {option!r} is not shown as chosen ({ex.chosen()})"
+CHAPTERS = [
+    Chapter("00_welcome", [
+        Open(WelcomePage, shows=(readout("rank", "3"),), chain=False),
+        Shot(),
+        Slide("rank", "ArrowRight", "rank", 4, "4"),
+        Slide("rank", "ArrowLeft", "rank", 1, "1", times=3),
+        TypeReadout("rank", "20", "rank", 20, "20"),  # the readout is editable
+    ]),
+    Chapter("01_rrf_hybrid_retrieval", [
+        Open(ld.fusion_explorer),
+        Shot(),
+        Slide(FUSION_C, "End", "c", 200, "200"),
+        Slide(FUSION_C, "Home", "c", 1, "1"),  # a single high rank now counts for more than agreement
+        Slide(FUSION_C, "ArrowRight", "c", 5, "5", times=4),
+        Slide("weight bm25", "ArrowRight", "weight bm25", 1.1, "1.10"),  # one weight per retriever, 0-2 step 0.1
+        Slide("weight dense", "Home", "weight dense", 0.0, "0.00"),  # the hybrid column is BM25's own top 10
+        Slide("weight dense", "End", "weight dense", 2.0, "2.00"),
+        Select("query", "query", "it-e03"),  # dev queries (the explorer opens on hr-r09): another fused top 5
+        Select("query", "query", "hr-h06"),
+        Open(ld.question_box, chain=False),  # type, press Enter: three rankings side by side
+        Type("question", "what does ERR-4031 mean", "question"),
+        Type("question", "", error=("question", "non-empty")),
+        Type("question", "paternaty leave how many weeks", "question", key="Tab"),  # blur commits too
+    ], warm=ld.ch01_inputs),
+    Chapter("02_synthetic_hard_questions", [
+        Open(ch02driver.synth_explorer),
+        Shot(),
+        Slide("keep rating ≥", "ArrowRight", "threshold", 5, "5"),
+        Toggle("jaccard", "method"),  # one distractor method only, then another retriever
+        Select("retriever", "retriever", "bm25"),
+        Slide("keep rating ≥", "Home", "threshold", 1, "1"),  # keep everything: nothing dropped
+    ]),
+    Chapter("03_metrics_by_hand", [
+        Open(ld.playground, chain=False),
+        Shot(),
+        Slide("k", "ArrowLeft", "k", 4, "4"),  # keyboard on the handle, as a learner without a mouse would
+        Slide("k", "ArrowRight", "k", 7, times=3),  # past the end of the ranking: P@k still divides by k
+        Slide("threshold (grade >=)", "ArrowRight", "thr", 2),
+        Toggle("trec_eval: all judged", "idcg", "all_judged"),
+        Toggle("book: re-sort retrieved", "idcg", "retrieved"),
+        Toggle("trec_eval: all judged", "idcg", "all_judged"),
+        Type("judged, not retrieved", "2, 3", "unretrieved", key="Tab"),
+        Type("retrieved grades", grades_text([3, 0, 1, 2, 0, 1]), "grades"),
+        Control("dropdown 'move rank' options", lambda ex: ex.select("move rank").locator("option").all_inner_texts(),
+                list("123456")),
+        # up / down move the document at the chosen rank: down swaps ranks 2 and 3, up x2 takes rank 3 to 1
+        Select("move rank", None, "2", check=False),
+        Click("down", "grades", MOVED_DOWN, shows=(value_of("text", "retrieved grades", MOVED_DOWN),
+                                                   value_of("dropdown", "move rank", "3"))),
+        Click("up", "grades", MOVED_UP, times=2, shows=(value_of("text", "retrieved grades", MOVED_UP),
+                                                         value_of("dropdown", "move rank", "1"))),
+        # invalid input: a message that names the problem, and the last valid numbers stay
+        Type("retrieved grades", "0, x, 3", error=("'x'", "not a number")),
+        Type("retrieved grades", "   ", error=("at least one grade",)),
+        Type("judged, not retrieved", "two", key="Tab", error=("'two'", "not a number")),
+        Type("judged, not retrieved", "2", "unretrieved", check=False),
+        Type("retrieved grades", grades_text(RUNNING_GRADES), "grades"),  # the running example, valid again
+    ]),
+    Chapter("04_mrr_hit_rate_lost_in_the_middle", [
+        Open(ld.cutoff_explorer, shows=(readout("k", "5"),)),
+        Shot(),
+        # every move renames the columns (RR@k, hit@k), so a stale table can never pass for a new one
+        Slide("k", "ArrowRight", "k", 6, "6"),
+        Slide("k", "End", "k", 20, "20"),  # the runs' full depth
+        Slide("k", "Home", "k", 1, "1"),  # RR@1 equals hit@1
+        Slide("k", "ArrowRight", "k", 3, "3", times=2),
+        # the position study: one question through its trials, the passages in prompt order, answer, verdict
+        Open(ld.position_explorer),
+        Shot("-positions"),
+        Select("trial", "trial", "gold at 1 of 10"),
+        Select("trial", "trial", "ends order · 5 passages"),
+        Select("trial", "trial", "closed book"),
+        Select("question", "question", last_question),
+        Expect("the question is not shown", lambda shown, state: state["question"] in shown["output"][0]),
+    ], warm=ld.ch04_runs),
+    Chapter("05_chunk_grid", [
+        # SelectionSliders: a key press moves one option, the readout shows its label. Run All has built all nine
+        # chunkings in the kernel; one it had not would take 1-3 s, hence the longer poll (GRID_TIMEOUT_S)
+        Open(ld.chunk_grid_explorer),
+        Shot(),
+        Slide("chunk size (words)", "ArrowRight", "size", 256, "256"),
+        Slide("overlap", "Home", "overlap_share", 0.0, "0%"),
+        Slide("k", "ArrowLeft", "k", 7, "7", times=3),  # an IntSlider: same chunking, another cut of the runs
+        Slide("chunk size (words)", "Home", "size", 64, "64"),  # overlap stays 0 %, k stays 7
+    ], warm=ld.ch05_grid),
+    Chapter("06_faithfulness", [
+        Open(ch06driver.faithfulness_explorer, chain=False),
+        Shot(),
+        # every judge on the same answer (ch06_inputs' judges after the first; "always supported" passes all)
+        *(Select("judge", "judge", j) for j in ("1.5B + quote guard", "0.5B", "lexical", "always supported")),
+        Toggle("score", "mode"),  # a continuous score instead of PASS/FAIL
+        # another question, with the 1.5B judge: one whose verdicts differ from the first question's
+        Select("judge", "judge", "1.5B", check=False),
+        Select("question", "question", question_with_other_verdicts),
+    ]),
+    Chapter("07_triage", [
+        Open(ld.triage_explorer, shows=(readout(TRIAGE_K, "3"), chosen("1.5B · hand label", "GEN_FAIL"))),
+        # each example: gold span, answer, reference, the hand label and its reason
+        Expect("the GEN_FAIL examples show no verdict", lambda shown, _: "hand label: fail" in shown["examples"][0]),
+        Shot(),
+        # the cell picker: a language model can be right without the evidence
+        Toggle("LUCKY", "cell", shows=(chosen("1.5B · hand label", "LUCKY"),)),
+        Expect("the 1.5B has no LUCKY trace", lambda shown, _: shown["examples"][0] != "no trace in this cell"),
+        # the reader picker: same traces, another check; the answer columns move
+        Toggle("1.5B · lexical judge", "reader", shows=(chosen("1.5B · lexical judge", "LUCKY"),)),
+        # the model was recorded at k = 3 only: another k is an error that says so
+        Slide(TRIAGE_K, "ArrowRight", "k", 4, "4", check=False, error=("recorded at k = 3",)),
+        # the extractive control at that k: the error goes, and it is never LUCKY
+        Toggle("extractive control", "reader", shows=(chosen("extractive control", "LUCKY"),)),
+        Expect("the extractive control has LUCKY traces",
+               lambda shown, _: shown["examples"][0] == "no trace in this cell"),
+        # each k: ~1 s. At k = 1 the reader cannot miss the only passage: GEN_FAIL is 0, every failure retrieval's
+        Slide(TRIAGE_K, "Home", "k", 1, "1"),
+        Expect("GEN_FAIL is not 0 or the fix is not retrieval's", lambda shown, _: (
+            ld.cells(shown, "table")["GEN_FAIL|traces"] == "0" and "fix first: retrieval" in shown["table"][0])),
+        Toggle("RET_FAIL", "cell", shows=(chosen("extractive control", "RET_FAIL"),)),
+    ], warm=lambda: ld.ch07_traces(3, "1.5B · hand label")),
+    Chapter("08_case_study", [
+        Open(ld.slice_triage_explorer, shows=(chosen("real", "RET_FAIL"),)),
+        Shot(),
+        # a slice, then a cell, then back to all: the table, the gap line and the examples follow each click
+        Toggle("hard", "group", shows=(chosen("hard", "RET_FAIL"),)),
+        Toggle("GEN_FAIL", "cell", shows=(chosen("hard", "GEN_FAIL"),)),
+        Toggle("LUCKY", "cell", shows=(chosen("hard", "LUCKY"),)),
+        Toggle("all", "group", shows=(chosen("all", "LUCKY"),)),
+    ]),
+    Chapter("09_router_eval", [
+        # each k is computed once (every query's prompt, tokenized: ~2 s), hence the longer poll (ROUTING_TIMEOUT_S)
+        Open(ld.routing_explorer, shows=(readout(ROUTING_K, "5"),)),
+        Shot(),
+        Slide(ROUTING_K, "ArrowRight", "k", 6, "6"),
+        Slide(ROUTING_K, "End", "k", 20, "20"),  # the run's full depth: nano and mini are out of the window
+        Slide(ROUTING_K, "Home", "k", 1, "1"),
+        Slide(ROUTING_K, "ArrowRight", "k", 10, "10", times=9),  # nine values sent, k = 2..10
+        # the cascade: one request at a time, both answers with their labels, the check's decision, the costs
+        Open(ld.cascade_explorer),
+        Expect("the first request shown was not kept", lambda shown, _: "kept the small answer" in shown["output"][0]),
+        Shot("-cascade"),
+        Select("request", "request", wasted_request),
+        Expect("the request is not shown as escalated",
+               lambda shown, _: "escalated to the large model" in shown["output"][0]),
+    ], warm=lambda: ld.ch09_stats(5)),
+]  # fmt: skip
+COVERED = {c.stem for c in CHAPTERS}  # notebooks whose stored outputs hold a widget, each driven below
 
 
-# ---------------------------------------------------------------- 09_router_eval
+def test_every_widget_notebook_is_covered():
+    """A new chapter with a widget needs its steps in CHAPTERS."""
+    with_widgets, stems = set(), {path.stem for path in ld.NOTEBOOKS.glob("*.ipynb")}
+    for path in ld.NOTEBOOKS.glob("*.ipynb"):
+        for cell in json.loads(path.read_text())["cells"]:
+            for out in cell.get("outputs", []):
+                if "application/vnd.jupyter.widget-view+json" in out.get("data", {}):
+                    with_widgets.add(path.stem)
+    missing = sorted(with_widgets - COVERED)
+    assert not missing, f"notebooks with widgets but no steps in {__file__}: {missing}"
+    assert len(COVERED) == len(CHAPTERS), "a notebook has two entries in CHAPTERS"
+    assert COVERED <= stems, f"CHAPTERS names notebooks that do not exist: {sorted(COVERED - stems)}"
 
 
-def test_09_router_eval(open_notebook):
-    stem = "09_router_eval"
-    nb: LabNotebook = open_notebook(stem)
-    ch09_stats(5)  # after Run All: the embedding cache is warm and both processes read the same files
-    ex = routing_explorer(nb.page, stem)
-    assert ex.root.count() == 1, f"{stem}: expected one RoutingExplorer, found {ex.root.count()}"
-    label = "k (chunks in the prompt)"
-
-    ex.check_control(f"slider {label!r} readout", lambda: ex.readout(label), "5")
-    shown = ex.check("as loaded")
-    save_screenshot(ex.root, stem)
-
-    # k: keyboard on the handle; continuous_update=False, so each key press sends one value. The widget computes
-    # each k once (every query's prompt, tokenized: ~2 s in the kernel), hence the longer poll (ROUTING_TIMEOUT_S).
-    # End: the run's full depth, nano and mini are out of the window; ArrowRight x9: nine values sent, k = 2..10
-    for key, times, k in (("ArrowRight", 1, 6), ("End", 1, 20), ("Home", 1, 1), ("ArrowRight", 9, 10)):
-        ex.press_slider(label, key, times=times)
-        ex.state["k"] = k
-        ex.check_control(f"slider {label!r} readout", lambda: ex.readout(label), str(k))
-        shown = ex.check(f"slider {label!r} ({key} x{times})", shown)
-
-    # the cascade: one request at a time, both answers with their labels, the check's decision, the costs
-    cx = cascade_explorer(nb.page, stem)
-    assert cx.root.count() == 1, f"{stem}: expected one CascadeExplorer, found {cx.root.count()}"
-    shown = cx.check("as loaded")
-    assert "kept the small answer" in shown["output"][0], f"{stem}: the first request shown was not kept"
-    save_screenshot(cx.root, f"{stem}-cascade")
-    outcomes, _ = ch09_outcomes()
-    wasted = next(q for q, r in outcomes.iterrows() if cascade.outcome_label(r) == "escalated, small was right")
-    cx.select("request").select_option(next(text for text, qid in cx.explorer.request.options if qid == wasted))
-    cx.state["request"] = wasted
-    shown = cx.check(f"dropdown 'request' = {wasted}", shown)
-    assert "escalated to the large model" in shown["output"][0], f"{stem}: {wasted} is not shown as escalated"
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.stem for c in CHAPTERS])
+def test_chapter_widgets(open_notebook, chapter: Chapter):
+    nb = open_notebook(chapter.stem)
+    if chapter.warm:
+        chapter.warm()
+    run = Run(nb.page, chapter.stem)
+    for step in chapter.steps:
+        drive(run, step)
