@@ -111,6 +111,41 @@ def test_accuracy_by_position_with_wilson_intervals_and_a_u():
     assert u["low"] == u["high"] == 1.0
 
 
+def test_padded_trials_put_the_gold_first_among_padding_of_the_same_length():
+    c = {**_context(), "padding": [f"P{i} a passage with no number." for i in range(9)]}
+    trials = ps.study_trials([c], **ps.PADDING_DESIGN)
+    assert [t.condition for t in trials] == ["closed-book", "oracle", "padded"]
+    padded = trials[-1]
+    assert (padded.n_docs, padded.position, padded.passages) == (10, 1, (c["gold"], *c["padding"]))
+    assert pv.trial_label("padded", 10, 1) == "gold first · 9 padding"
+
+
+def test_padding_is_far_from_the_question_holds_no_digit_and_is_seeded():
+    from labkit.chunking import Chunk
+
+    def chunk(doc, i, text, words=64):
+        return Chunk(f"{doc}#{i}", doc, i, 0, len(text), text, words)
+
+    chunks = [chunk("gold", 0, "the gold 45"), chunk("gold", 1, "same document, no digit"),
+              chunk("a", 0, "ranked near the question"), chunk("a", 1, "has a 7 in it"),
+              chunk("a", 2, "short, no digit", 20), *[chunk("b", i, f"padding {'x' * i}") for i in range(6)]]  # fmt: skip
+    context = {**_context(), "gold_id": "gold#0"}
+    ids = ps.padding_ids(context, chunks, ["a#0", "gold#0"], 4)
+    assert len(ids) == 4 == len(set(ids)) and all(i.startswith("b#") for i in ids)
+    assert ids == ps.padding_ids(context, chunks, ["a#0", "gold#0"], 4)  # seeded per question
+    assert ps.padding_ids({**context, "qid": "q2"}, chunks, [], 6) != ps.padding_ids(context, chunks, [], 6)
+    with pytest.raises(ValueError, match="only 6 chunks can pad 'q1'; n must be <= 6"):
+        ps.padding_ids(context, chunks, ["a#0"], 7)
+
+
+def test_the_per_question_frames_are_what_the_tests_average():
+    contexts = [_context(f"q{i}", above=i % 5) for i in range(6)]
+    em = ps.ends_and_middle(_table(contexts), 5)
+    assert em.attrs["middle positions"] == [3] and (em["ends"] == 1).all() and (em["middle"] == 0).all()
+    oa = ps.oracle_and_among(_table(contexts), 5)
+    assert list(oa.columns) == ["oracle", "among"] and oa["among"].mean() == pytest.approx(2 / 3)
+
+
 def test_reorder_effect_pairs_the_retrieved_order_with_the_ends_order():
     contexts = [_context(f"q{i}", above=a) for i, a in enumerate([0, 1, 2, 3, 4])]  # retrieved 1st..5th
     eff = ps.reorder_effect(_table(contexts), contexts, 5)
@@ -194,6 +229,7 @@ def test_the_position_explorer_lists_questions_with_their_pattern():
         (lambda: ps.study_trials([{"qid": "q"}]), "contexts[0] must be a dict from positions.build_contexts"),
         (lambda: ps.study_trials([_context()], n_docs=(5,), positions={10: [1]}), "n_docs=10, which is not in"),
         (lambda: ps.study_trials([_context()], no_gold=(7,)), "n_docs=7, which is not in"),
+        (lambda: ps.study_trials([_context()], padded=(10,)), "needs 9 padding passages per context"),
         (lambda: ps.run_study([_context()], _u_reader), "trials[0] must be a Trial"),
         (lambda: ps.run_study(ps.study_trials([_context()])[:1], lambda q, p: 5), "must return the answer as a string"),
         (lambda: ps.run_study(ps.study_trials([_context()])[:1], "reader"), "reader must be a function"),

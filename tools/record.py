@@ -271,6 +271,15 @@ def plan_04_positions_05() -> Iterator[Request]:
     yield from _plan_04(llm.SMALL_MODEL, SMALL_DESIGN)
 
 
+def plan_04_padding() -> Iterator[Request]:
+    """The padding control (position_study.PADDING_DESIGN) for both models: the gold first among nine padding
+    passages; their closed-book and oracle trials are already in 04-positions and 04-positions-0.5b."""
+    from labkit.studies.position_study import PADDING_DESIGN
+
+    yield from _plan_04(llm.SMALL_MODEL, PADDING_DESIGN)
+    yield from _plan_04(llm.DEFAULT_MODEL, PADDING_DESIGN)
+
+
 def _reader_pairs(model: str, questions, k: int) -> Iterator[tuple]:
     """(query, request): chapter 06's lenient reader over the hybrid's top ``k`` (06-answers' prompts at k = 3)."""
     h = hb.handbook()
@@ -349,6 +358,7 @@ PLANS = {
     "09-judge": plan_09_judge,
     "04-positions-0.5b": plan_04_positions_05,
     "07-sweep": plan_07_sweep,
+    "04-padding": plan_04_padding,
 }
 
 

@@ -12,7 +12,10 @@ e.g. :func:`labkit.reader.llm_reader`), the same trials for the notebook, the re
   from a distractor or guessed: the floor of the reference-number rule;
 - ``closed-book`` (no passages) and ``oracle`` (the gold passage alone): Liu et al.'s two baselines;
 - ``ends``: the retrieved order (the gold where the retriever ranked it among the distractors) rearranged
-  "best passages at both ends" (:func:`ends_order`), paired with the ``position`` trial at that rank.
+  "best passages at both ends" (:func:`ends_order`), paired with the ``position`` trial at that rank;
+- ``padded``: the gold passage first, then ``n_docs - 1`` *padding* passages (:func:`padding_ids`): as long
+  as the distractors, but holding no number and far from the question. Oracle versus padded is what length
+  alone costs; padded versus the gold first among distractors is what look-alike passages cost.
 
 :func:`study_contexts` fixes the chapter's setting (64-word chunks, 80 questions; see ``data/llm/README.md``
 for why). Correctness is a ``check(answer, query)`` from :mod:`labkit.correctness`.
@@ -36,9 +39,9 @@ from labkit.text import numbers
 __all__ = ["Trial", "CONDITIONS", "study_contexts", "study_questions", "arrange", "ends_order",
            "retrieved_position", "study_trials", "trial_prompt", "run_study", "add_check", "SMALL_DESIGN",
            "accuracy_by_position", "ends_vs_middle", "reorder_effect", "distractor_cost", "check_contexts",
-           "scored_rows"]  # fmt: skip
+           "scored_rows", "padding_ids", "PADDING_DESIGN", "ends_and_middle", "oracle_and_among"]  # fmt: skip
 
-CONDITIONS = ("closed-book", "oracle", "no gold", "position", "ends")
+CONDITIONS = ("closed-book", "oracle", "no gold", "position", "ends", "padded")
 SIZE, OVERLAP, N_QUESTIONS = 64, 16, 80
 # The chapter's design, sized to the recording budget (data/llm/README.md): the ends and the middle at both
 # sizes (Liu et al.'s positions for ten documents), the no-gold floor at n = 10, the reordering at n = 5.
@@ -48,6 +51,8 @@ ENDS = (5,)
 NO_GOLD = (10,)
 SMALL_DESIGN = {"n_docs": (10,), "positions": {10: (1, 5, 10)}, "ends": (), "no_gold": ()}
 """The 0.5B's trials (with closed-book and oracle): chapter 09's short (oracle) versus long (ten passages) slice."""
+PADDING_DESIGN = {"n_docs": (10,), "positions": {10: ()}, "ends": (), "no_gold": (), "padded": (10,)}
+"""The padding control, recorded for both models: the gold first among nine padding passages (+ the baselines)."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +113,29 @@ def _study_contexts(n: int, n_docs: int, size: int, overlap: int) -> tuple:
 
     h = hb.handbook(size, overlap)
     deep = make_run(h.hybrid, h.queries, 60)
-    return tuple(study_questions(build_contexts(h.queries, h.chunks, h.qrels, deep, n_docs=n_docs), h.by_qid, n))
+    picked = study_questions(build_contexts(h.queries, h.chunks, h.qrels, deep, n_docs=n_docs), h.by_qid, n)
+    text = {c.id: c.text for c in h.chunks}
+    for c in picked:
+        c["padding"] = [text[i] for i in padding_ids(c, h.chunks, deep[c["qid"]], n_docs - 1)]
+    return tuple(picked)
+
+
+def padding_ids(context: Mapping, chunks: Sequence[Any], ranked: Sequence[str], n: int, seed: int = SEED) -> list:
+    """``n`` chunk ids to pad ``context``'s gold passage with: a seeded sample (per question) of the full-length
+    chunks (``size`` words) that hold no digit, come from another document than the gold's and are not among
+    ``ranked`` (the retriever's deep list for the question). Text of the same kind and length as a distractor,
+    with no number for the reference-number rule to find and nothing the retriever finds close."""
+    import random
+
+    n = args.whole_number("n", n)
+    chunks = args.sequence("chunks", chunks, allow_empty=False, example="handbook(64, 16).chunks")
+    size = max(c.n_words for c in chunks)
+    gold_doc, near = str(context["gold_id"]).split("#")[0], set(ranked)
+    pool = [c.id for c in chunks if c.n_words == size and c.doc != gold_doc and c.id not in near
+            and not any(ch.isdigit() for ch in c.text)]  # fmt: skip
+    if len(pool) < n:
+        raise ValueError(f"only {len(pool)} chunks can pad {context['qid']!r}; n must be <= {len(pool)}")
+    return random.Random(f"{seed}:{context['qid']}").sample(pool, n)
 
 
 def _n_docs(context: Mapping, n_docs: Any) -> int:
@@ -155,20 +182,26 @@ def study_trials(
     positions: Mapping[int, Sequence[int]] | None = POSITIONS,
     ends: Sequence[int] = ENDS,
     no_gold: Sequence[int] = NO_GOLD,
+    padded: Sequence[int] = (),
 ) -> list[Trial]:
     """Every trial of the study, question by question: closed-book, oracle, then for each ``n_docs`` the
     no-gold context (for each ``n`` in ``no_gold``), the gold at each of ``positions[n]`` (None: every
-    position), and for each ``n`` in ``ends`` the ends-reordered retrieved list with its pair, the gold at
+    position), for each ``n`` in ``ends`` the ends-reordered retrieved list with its pair, the gold at
     :func:`retrieved_position` (which adds that position's trial when the design lacks it: a few questions at
-    positions outside ``positions``, so read accuracy tables with their ``questions`` column)."""
+    positions outside ``positions``, so read accuracy tables with their ``questions`` column), and for each
+    ``n`` in ``padded`` the gold first among ``n - 1`` padding passages (contexts from :func:`study_contexts`)."""
     contexts = check_contexts(contexts)
     sizes = [args.whole_number(f"n_docs[{i}]", n, minimum=2) for i, n in enumerate(args.sequence("n_docs", n_docs))]
     positions = {n: tuple(range(1, n + 1)) for n in sizes} if positions is None else positions
     args.mapping("positions", positions, example="{5: [1, 2, 3, 4, 5], 10: [1, 5, 10]}")
     no_gold = args.sequence("no_gold", no_gold, example="[10]")
-    unknown = [n for n in [*positions, *ends, *no_gold] if n not in sizes]
+    padded = args.sequence("padded", padded, example="[10]")
+    unknown = [n for n in [*positions, *ends, *no_gold, *padded] if n not in sizes]
     if unknown:
-        raise ValueError(f"positions/ends/no_gold name n_docs={unknown[0]}, which is not in n_docs={sizes}")
+        raise ValueError(f"positions/ends/no_gold/padded name n_docs={unknown[0]}, which is not in n_docs={sizes}")
+    if padded and any(len(c.get("padding", ())) < max(padded) - 1 for c in contexts):
+        raise ValueError(f"padded={list(padded)} needs {max(padded) - 1} padding passages per context: use "
+                         "study_contexts(), which adds them (padding_ids)")  # fmt: skip
     out = []
     for c in contexts:
         q = c["qid"], c["question"]
@@ -185,6 +218,8 @@ def study_trials(
                 ranked, order = arrange(c, retrieved_position(c, n), n), ends_order(n)
                 gold_at = order.index(retrieved_position(c, n)) + 1
                 out.append(Trial(*q, "ends", n, gold_at, tuple(ranked[r - 1] for r in order)))
+            if n in padded:
+                out.append(Trial(*q, "padded", n, 1, (c["gold"], *c["padding"][: n - 1])))
     return out
 
 
@@ -258,16 +293,11 @@ def _paired(a, b, seed: int) -> dict:
     return {"questions": len(diff), "difference": d, "low": low, "high": high}
 
 
-def ends_vs_middle(
-    table, n_docs: int, column: str = "correct", middle: Sequence[int] | None = None, seed: int = SEED
-) -> dict:
-    """Per question, accuracy with the gold at the two ends (positions 1 and ``n_docs``) minus accuracy at the
-    ``middle`` positions; the mean over questions with a paired bootstrap 95 % interval.
-
-    ``middle`` defaults to the other positions every question was tried at (a position only some questions
-    have, such as the retrieved-position trials of the reordering, is left out). A U shows as a difference
-    whose interval lies above 0. Questions missing position 1 or ``n_docs`` are left out.
-    """
+def ends_and_middle(table, n_docs: int, column: str = "correct", middle: Sequence[int] | None = None):
+    """Per question (index ``qid``): ``ends``, the mean verdict with the gold at positions 1 and ``n_docs``,
+    and ``middle``, the mean at the ``middle`` positions (default: the other positions every question was tried
+    at; a position only some questions have, such as the reordering's retrieved-position trials, is left out).
+    ``frame.attrs["middle positions"]`` lists them. Questions missing position 1 or ``n_docs`` are left out."""
     n_docs = args.whole_number("n_docs", n_docs, minimum=3)
     scored = scored_rows(table, column)
     pos = scored[(scored["condition"] == "position") & (scored["n_docs"] == n_docs)]
@@ -283,10 +313,22 @@ def ends_vs_middle(
     missing = [p for p in middle if p not in wide.columns or wide[p].isna().any()]
     if not middle or missing or wide.empty:
         raise ValueError(f"the table needs a middle position tried for every question (n_docs={n_docs})")
-    ends = wide[[1, n_docs]].astype(float).mean(axis=1)
-    mid = wide[middle].astype(float).mean(axis=1)
-    return {"ends": float(ends.mean()), "middle": float(mid.mean()), "middle positions": middle,
-            **_paired(ends, mid, seed)}  # fmt: skip
+    frame = wide[[1, n_docs]].astype(float).mean(axis=1).to_frame("ends")
+    frame["middle"] = wide[middle].astype(float).mean(axis=1)
+    frame.attrs["middle positions"] = [int(p) for p in middle]
+    return frame
+
+
+def ends_vs_middle(
+    table, n_docs: int, column: str = "correct", middle: Sequence[int] | None = None, seed: int = SEED
+) -> dict:
+    """Per question, accuracy with the gold at the two ends minus accuracy in the middle
+    (:func:`ends_and_middle`); the mean over questions with a paired bootstrap 95 % interval. A U shows as a
+    difference whose interval lies above 0."""
+    frame = ends_and_middle(table, n_docs, column, middle)
+    return {"ends": float(frame["ends"].mean()), "middle": float(frame["middle"].mean()),
+            "middle positions": frame.attrs["middle positions"],
+            **_paired(frame["ends"], frame["middle"], seed)}  # fmt: skip
 
 
 def reorder_effect(table, contexts: Sequence[dict], n_docs: int, column: str = "correct", seed: int = SEED) -> dict:
@@ -322,11 +364,10 @@ def reorder_effect(table, contexts: Sequence[dict], n_docs: int, column: str = "
     return out
 
 
-def distractor_cost(table, n_docs: int, column: str = "correct", seed: int = SEED) -> dict:
-    """What the distractors cost: per question, the oracle verdict (the gold passage alone) minus the mean
-    verdict over the ``n_docs``-passage positions every question was tried at; the mean over questions with a
-    paired bootstrap 95 % interval. Position-blind: the same gold among ``n_docs - 1`` distractors, wherever it
-    sits. Questions without an oracle trial are left out."""
+def oracle_and_among(table, n_docs: int, column: str = "correct"):
+    """Per question (index ``qid``): ``oracle``, the verdict with the gold passage alone, and ``among``, the
+    mean verdict over the ``n_docs``-passage positions every question was tried at (position-blind: the same
+    gold among ``n_docs - 1`` distractors, wherever it sits). Questions without an oracle trial are left out."""
     n_docs = args.whole_number("n_docs", n_docs, minimum=2)
     scored = scored_rows(table, column)
     if "model" in scored and scored["model"].nunique() > 1:
@@ -338,7 +379,15 @@ def distractor_cost(table, n_docs: int, column: str = "correct", seed: int = SEE
     if wide.empty or wide.shape[1] == 0:
         raise ValueError(f"no question has both an oracle trial and positions tried for every question at "
                          f"n_docs={n_docs}")  # fmt: skip
-    alone = oracle.loc[wide.index].astype(float)
-    among = wide.astype(float).mean(axis=1)
-    return {"oracle": float(alone.mean()), "among distractors": float(among.mean()),
-            "positions": [int(p) for p in wide.columns], **_paired(alone, among, seed)}  # fmt: skip
+    frame = oracle.loc[wide.index].astype(float).to_frame("oracle")
+    frame["among"] = wide.astype(float).mean(axis=1)
+    frame.attrs["positions"] = [int(p) for p in wide.columns]
+    return frame
+
+
+def distractor_cost(table, n_docs: int, column: str = "correct", seed: int = SEED) -> dict:
+    """What the distractors cost: per question, the oracle verdict minus the mean verdict among distractors
+    (:func:`oracle_and_among`); the mean over questions with a paired bootstrap 95 % interval."""
+    frame = oracle_and_among(table, n_docs, column)
+    return {"oracle": float(frame["oracle"].mean()), "among distractors": float(frame["among"].mean()),
+            "positions": frame.attrs["positions"], **_paired(frame["oracle"], frame["among"], seed)}  # fmt: skip

@@ -39,6 +39,8 @@ def trial_label(condition: str, n_docs: int, position: int | None = None) -> str
         return f"ends order · {n_docs} passages"
     if condition == "position":
         return f"gold at {position} of {n_docs}"
+    if condition == "padded":
+        return f"gold first · {n_docs - 1} padding"
     raise ValueError(f"condition must be one of {CONDITIONS}, got {condition!r}")
 
 
