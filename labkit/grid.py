@@ -50,12 +50,38 @@ def gold_split_rate(queries: Iterable[Any], chunks: Sequence[Chunk], min_grade: 
     return split / len(spans)
 
 
-def evidence_recall(
-    run: Mapping[str, Sequence[str]], queries: Iterable[Any], chunks: Sequence[Chunk], k: int, min_grade: int = 2
-) -> dict[str, float]:
-    """Per query: the share of its gold spans (grade >= ``min_grade``) held whole by one of the top ``k`` chunks.
+HELD = ("whole", "union")
 
-    Unlike chunk-level Recall@k, this is comparable across chunkings: the unit is the evidence, not the chunk.
+
+def _covered(start: int, end: int, pieces: Sequence[tuple[int, int]]) -> bool:
+    """Is every character of ``[start, end)`` inside one of the ``pieces`` (character ranges)?"""
+    reach = start
+    for a, b in sorted(pieces):
+        if a > reach:
+            break
+        reach = max(reach, b)
+        if reach >= end:
+            return True
+    return reach >= end
+
+
+def evidence_recall(
+    run: Mapping[str, Sequence[str]],
+    queries: Iterable[Any],
+    chunks: Sequence[Chunk],
+    k: int,
+    min_grade: int = 2,
+    held: str = "whole",
+) -> dict[str, float]:
+    """Per query: the share of its gold spans (grade >= ``min_grade``) that the top ``k`` chunks hold.
+
+    ``held="whole"`` (evidence recall, ER@k): one retrieved chunk holds the span whole. ``held="union"``
+    (evidence coverage, EC@k): every character of the span is in *some* retrieved chunk, so a span cut in two
+    counts when both pieces were retrieved. Whole containment is stricter and penalises small chunks (they
+    split more spans); union coverage credits a reader with pieces it must put back together. Report both when
+    chunk sizes are compared.
+
+    Unlike chunk-level Recall@k, both are comparable across chunkings: the unit is the evidence, not the chunk.
     With overlap, one span can sit whole in two chunks, which doubles the relevant chunks in R@k's
     denominator; with big chunks, ten chunks cover far more text. Evidence recall counts neither.
 
@@ -64,6 +90,8 @@ def evidence_recall(
     """
     k = args.whole_number("k", k)
     min_grade = args.whole_number("min_grade", min_grade, minimum=1, maximum=3)
+    if held not in HELD:
+        raise ValueError(f"held must be one of {HELD} ('whole': one chunk holds the span), got {held!r}")
     args.mapping("run", run, example="make_run(retriever, queries, 10)")
     queries = args.queries("queries", queries, example="labkit.data.load_queries()", gold=True)
     by_id = {c.id: c for doc_chunks in chunks_by_doc(chunks).values() for c in doc_chunks}
@@ -77,8 +105,15 @@ def evidence_recall(
         if unknown:
             raise ValueError(f"run[{q.qid!r}] ranks chunk {unknown[0]!r}, which is not in chunks: same chunking?")
         top = [by_id[d] for d in ranked]
-        held = sum(any(c.doc == s.doc and c.start_char <= s.start and s.end <= c.end_char for c in top) for s in spans)
-        out[q.qid] = held / len(spans)
+        if held == "whole":
+            found = [
+                any(c.doc == s.doc and c.start_char <= s.start and s.end <= c.end_char for c in top) for s in spans
+            ]
+        else:
+            found = [
+                _covered(s.start, s.end, [(c.start_char, c.end_char) for c in top if c.doc == s.doc]) for s in spans
+            ]
+        out[q.qid] = sum(found) / len(spans)
     return out
 
 
@@ -146,7 +181,8 @@ class ChunkGrid:
     def evaluate(self, size: int, overlap: int, k: int = 10, evidence: bool = False) -> Any:
         """Per-slice Recall@k and nDCG@k of every retriever for one chunking (rows: slices + ``all``).
 
-        ``evidence=True`` adds ``ER@k``, :func:`evidence_recall` averaged per slice.
+        ``evidence=True`` adds ``ER@k`` and ``EC@k``, :func:`evidence_recall` held whole and by union, averaged
+        per slice.
         """
         import pandas as pd
 
@@ -156,11 +192,12 @@ class ChunkGrid:
         cut = {name: {q: r[:k] for q, r in run.items()} for name, run in runs.items()}
         table = metrics.compare_runs(cut, qrels, self.groups, names)
         if evidence:
-            for name, run in runs.items():
-                er = pd.Series(evidence_recall(run, self.queries, chunks, k))
-                by_slice = er.groupby(er.index.map(self.groups)).mean()
-                by_slice.loc["all"] = er.mean()
-                table[(f"ER@{k}", name)] = by_slice.reindex(table.index)
+            for metric, held in (("ER", "whole"), ("EC", "union")):
+                for name, run in runs.items():
+                    er = pd.Series(evidence_recall(run, self.queries, chunks, k, held=held))
+                    by_slice = er.groupby(er.index.map(self.groups)).mean()
+                    by_slice.loc["all"] = er.mean()
+                    table[(f"{metric}@{k}", name)] = by_slice.reindex(table.index)
         return table
 
     def costs(self, size: int, overlap: int, k: int = 10) -> dict[str, float]:
@@ -183,7 +220,8 @@ class ChunkGrid:
         bootstrap interval (:func:`labkit.stats.group_means_ci`) and two chunkings can be compared query by
         query (a paired difference). Columns are ``slice``, then ``"R@k bm25"``, ``"R@k dense"``,
         ``"nDCG@k bm25"``, ... (named ``@k`` whatever ``k`` is, so that tables at different ``k`` line up).
-        ER@k is NaN for a query without a gold span of grade >= 2.
+        ER@k and EC@k (:func:`evidence_recall`, whole and union) are NaN for a query without a gold span of
+        grade >= 2.
         """
         import pandas as pd
 
@@ -197,7 +235,10 @@ class ChunkGrid:
             values[f"R@k {name}"] = scores[f"R@{k}"]
             values[f"nDCG@k {name}"] = scores[f"nDCG@{k}"]
             values[f"ER@k {name}"] = pd.Series(evidence_recall(run, self.queries, chunks, k)).reindex(qids)
-        columns = [f"{m} {name}" for m in ("R@k", "nDCG@k", "ER@k") for name in runs]
+            values[f"EC@k {name}"] = pd.Series(evidence_recall(run, self.queries, chunks, k, held="union")).reindex(
+                qids
+            )
+        columns = [f"{m} {name}" for m in ("R@k", "nDCG@k", "ER@k", "EC@k") for name in runs]
         frame = pd.DataFrame(values, index=qids)[columns]
         frame.insert(0, "slice", [self.groups[q] for q in qids])
         return frame

@@ -83,7 +83,11 @@ CASES = {
     "2.3": (0.6, 0.75, {"heldout": HELDOUT}),  # 0.75 would drop the unreadable reply instead of counting it
     "2.4": (2, 3, {"frame": RATED}),  # two hard questions rated 5, counted once (one retriever)
     "1.1": ("C", "A", {"lists": [["A", "B", "C", "D", "E"], ["F", "C", "G", "H", "A"]]}),  # rank sums 5 vs 6
-    "1.2": ("no", "yes", {"test_table": pd.DataFrame({"nDCG@10 low": [0.01, -0.007]}, index=["easy", "all"])}),
+    "1.2": (
+        "no",
+        "yes",
+        {"test_table": pd.DataFrame({"low": [0.01, -0.007]}, index=["easy · nDCG@10: a - b", "all · nDCG@10: a - b"])},
+    ),
     "1.3": (0.65, 0.72, {"dev_table": _by_slice("R@10", {"bm25": 0.65, "dense": 0.6, "hybrid": 0.72})}),
     "1.4": (0.03151, 0.03227, {}),  # 1/62 + 1/65; the wrong one is D7's score
     "1.5": ("D4", "D7", {}),  # 1/61 + 0.2/64 beats 0.2/61 + 1/63

@@ -6,7 +6,7 @@ import pytest
 
 from labkit.chunking import chunk_document
 from labkit.data import Span, load_corpus, load_queries
-from labkit.grid import ChunkGrid, gold_split_rate
+from labkit.grid import ChunkGrid, evidence_recall, gold_split_rate
 
 
 def test_gold_split_rate_hand_worked():
@@ -17,6 +17,18 @@ def test_gold_split_rate_hand_worked():
     assert gold_split_rate([q], chunks) == 0.5  # "three" is whole, "four five" is cut; grade 1 is not counted
     with pytest.raises(ValueError, match="no gold span has grade >= 3"):
         gold_split_rate([SimpleNamespace(qid="x", gold=[Span("d", 0, 3, 1)])], chunks)
+
+
+def test_evidence_held_whole_or_covered_by_the_union_of_the_retrieved_chunks():
+    chunks = chunk_document("d", "one two three four five six seven eight nine ten", 4, 0)  # d#0 d#1 d#2
+    q = SimpleNamespace(qid="q", gold=[Span("d", 8, 13, 3), Span("d", 14, 23, 3)])  # "three"; "four five", cut
+    assert evidence_recall({"q": ["d#0"]}, [q], chunks, 1) == {"q": 0.5}
+    assert evidence_recall({"q": ["d#0"]}, [q], chunks, 1, held="union") == {"q": 0.5}  # half of "four five"
+    assert evidence_recall({"q": ["d#0", "d#1"]}, [q], chunks, 2) == {"q": 0.5}
+    assert evidence_recall({"q": ["d#1", "d#0"]}, [q], chunks, 2, held="union") == {"q": 1.0}  # both pieces
+    assert evidence_recall({"q": ["d#2", "d#1"]}, [q], chunks, 2, held="union") == {"q": 0.0}
+    with pytest.raises(ValueError, match="held must be one of"):
+        evidence_recall({"q": []}, [q], chunks, 1, held="any")
 
 
 def test_grid_evaluates_each_chunking_with_remapped_labels():
@@ -43,12 +55,14 @@ def test_grid_bad_input():
 def test_per_query_keeps_what_evaluate_averages():
     grid = ChunkGrid(load_corpus(), load_queries(split="dev"), retrievers=("bm25",))
     frame = grid.per_query(128, 32, k=10)
-    assert list(frame.columns) == ["slice", "R@k bm25", "nDCG@k bm25", "ER@k bm25"]
+    assert list(frame.columns) == ["slice", "R@k bm25", "nDCG@k bm25", "ER@k bm25", "EC@k bm25"]
+    assert (frame["EC@k bm25"] >= frame["ER@k bm25"]).all()  # a span held whole is covered too
     assert len(frame) == len(grid.queries) and set(frame["slice"]) == {"easy", "hard", "real"}
     means = grid.evaluate(128, 32, k=10, evidence=True)
     for slice_name, group in frame.groupby("slice"):
         assert group["R@k bm25"].mean() == pytest.approx(means.loc[slice_name, ("R@10", "bm25")])
         assert group["ER@k bm25"].mean() == pytest.approx(means.loc[slice_name, ("ER@10", "bm25")])
+        assert group["EC@k bm25"].mean() == pytest.approx(means.loc[slice_name, ("EC@10", "bm25")])
     cells = grid.by_slice((128,), (0.25,), column="ER@k bm25", k=10)
     assert list(cells.index) == [(128, 32)] and list(cells.columns) == ["easy", "hard", "real"]
     assert cells.loc[(128, 32), "hard"] == pytest.approx(frame.groupby("slice")["ER@k bm25"].mean()["hard"])

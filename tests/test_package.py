@@ -454,3 +454,22 @@ def test_no_notebook_prose_reads_overlapping_intervals_as_no_difference():
                 if OVERLAP.search(paragraph) and "difference" not in paragraph:
                     offenders.append(f"{path.name}: {paragraph[:100]!r}")
     assert not offenders, f"overlapping intervals read as evidence: {offenders}"
+
+
+ZERO_WIDTH = re.compile(r"\[\s*(1\.0+|0\.0+|1|0)\s*,\s*\1\s*\]")
+
+
+def test_no_notebook_prints_a_collapsed_interval_unless_it_says_so():
+    # A proportion's Wilson interval never has zero width; a percentile bootstrap of all 1s (or all 0s) does:
+    # "1.000 [1.000, 1.000]". Such an interval may appear only where a chapter shows the collapse on purpose,
+    # in a cell whose source says so ("collapsed on purpose").
+    offenders = []
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for i, cell in enumerate(json.loads(path.read_text())["cells"]):
+            if cell["cell_type"] != "code" or "collapsed on purpose" in "".join(cell["source"]):
+                continue
+            for out in cell.get("outputs", []):
+                texts = ["".join(out.get("text", ""))]
+                texts += ["".join(out.get("data", {}).get(kind, "")) for kind in ("text/plain", "text/html")]
+                offenders += [f"{path.name} cell {i}: {m.group(0)}" for t in texts for m in ZERO_WIDTH.finditer(t)]
+    assert not offenders, f"zero-width intervals (use stats.wilson / stats.mean_ci for proportions): {offenders}"

@@ -128,7 +128,8 @@ def test_padding_is_far_from_the_question_holds_no_digit_and_is_seeded():
 
     chunks = [chunk("gold", 0, "the gold 45"), chunk("gold", 1, "same document, no digit"),
               chunk("a", 0, "ranked near the question"), chunk("a", 1, "has a 7 in it"),
-              chunk("a", 2, "short, no digit", 20), *[chunk("b", i, f"padding {'x' * i}") for i in range(6)]]  # fmt: skip
+              chunk("a", 2, "short, no digit", 20)]  # fmt: skip
+    chunks += [chunk("b", i, f"padding {'x' * i}") for i in range(6)]
     context = {**_context(), "gold_id": "gold#0"}
     ids = ps.padding_ids(context, chunks, ["a#0", "gold#0"], 4)
     assert len(ids) == 4 == len(set(ids)) and all(i.startswith("b#") for i in ids)

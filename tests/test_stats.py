@@ -122,3 +122,48 @@ def test_group_means_use_wilson_for_proportions_and_the_bootstrap_for_the_rest()
     assert forced.loc["a", "hit low"] == 1.0  # the collapse Wilson avoids
     with pytest.raises(ValueError, match="not all 0 or 1"):
         stats.group_means_ci(frame, "slice", ["rr"], proportions=["rr"])
+
+
+def _judged(rng, n_pass, n_fail, tpr, tnr):
+    import pandas as pd
+
+    truth = [True] * n_pass + [False] * n_fail
+    says = [(rng.random() < tpr) if t else (rng.random() >= tnr) for t in truth]
+    return pd.DataFrame({"truth": truth, "a": says})
+
+
+def test_compare_judges_interval_matches_the_normal_approximation_of_two_independent_binomials(rng):
+    # Two judges on the same items, independent errors: var(J_a - J_b) is the sum of four binomial variances
+    # (TPR and TNR of each) with the class sizes fixed, as the stratified bootstrap keeps them.
+    table = _judged(rng, 400, 600, 0.8, 0.7)
+    table["b"] = _judged(rng, 400, 600, 0.6, 0.6)["a"]
+    out = stats.compare_judges(table, "a", ["b"], truth="truth", n=4000)
+    row = out.iloc[0]
+    rates = {j: stats.judge_report(table, [j], truth="truth").iloc[0] for j in "ab"}
+    assert row["difference"] == pytest.approx(rates["a"].J - rates["b"].J)
+    var = sum(r.TPR * (1 - r.TPR) / 400 + r.TNR * (1 - r.TNR) / 600 for r in rates.values())
+    half = sps.norm.ppf(0.975) * math.sqrt(var)
+    assert (row["high"] - row["low"]) / 2 == pytest.approx(half, rel=0.08)
+    assert out.attrs["comparisons"] == 1 and row["sim low"] == row["low"]
+
+
+def test_compare_judges_pairs_the_items_and_widens_for_a_scan(rng):
+    table = _judged(rng, 50, 50, 0.9, 0.5)
+    table["same"] = table["a"]
+    table["c"] = _judged(rng, 50, 50, 0.5, 0.5)["a"]
+    out = stats.compare_judges(table, "a", ["same", "c"], truth="truth")
+    assert out.loc["a - same", ["difference", "low", "high"]].tolist() == [0, 0, 0]  # paired: no spread at all
+    assert out.attrs["comparisons"] == 2 and not out.loc["a - same", "resolved"]
+    c = out.loc["a - c"]
+    assert c["sim low"] < c["low"] < c["high"] < c["sim high"]
+    with pytest.raises(ValueError, match="against must not contain the judge itself"):
+        stats.compare_judges(table, "a", ["a"], truth="truth")
+    with pytest.raises(ValueError, match="judges names 'zz'"):
+        stats.compare_judges(table, "a", ["zz"], truth="truth")
+
+
+def test_mean_ci_gives_a_proportion_wilson_and_anything_else_the_bootstrap():
+    assert stats.mean_ci([1.0] * 65) == stats.wilson(65, 65)
+    assert stats.mean_ci([0.5, 1, 0, 1]) == stats.bootstrap_ci([0.5, 1, 0, 1])
+    with pytest.raises(ValueError, match="values must not be empty"):
+        stats.mean_ci([])

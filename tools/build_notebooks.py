@@ -67,7 +67,8 @@ CHAPTERS = [
             "reordering, the 0.5B at 10 passages; a question × trial explorer and a k slider", "ready"),
     Chapter("05_chunk_grid", "The chunk grid", "size x overlap, split rate, re-indexing with remapped gold",
             "split rate (the seed's table), a 3×3 size × overlap grid re-indexing the handbook with gold remapped "
-            "from character offsets, evidence recall at an equal reading budget, dev choice confirmed on test; "
+            "from character offsets, evidence recall at an equal reading budget, the dev choice checked on test "
+            "(where it does not hold); "
             "sliders for size, overlap, k", "ready"),
     Chapter("06_faithfulness", "Faithfulness", "claims, a per-claim judge, calibration, context swapping",
             "the source's leave example; a local 1.5B reader's answers to 120 handbook questions, split into claims; "

@@ -17,7 +17,7 @@ from typing import Any
 
 from labkit import SEED, args
 
-__all__ = ["bootstrap_ci", "wilson", "normal_interval", "fmt_ci", "group_means_ci", "fmt_ci_table", "bools"]
+__all__ = ["bootstrap_ci", "wilson", "normal_interval", "fmt_ci", "group_means_ci", "mean_ci", "fmt_ci_table", "bools"]
 
 
 def bools(name: str, values: Any) -> list[bool]:
@@ -89,6 +89,15 @@ def fmt_ci(estimate: float | None, low: float | None, high: float | None, digits
     if low is None or high is None:
         return f"{estimate:.{digits}f}"
     return f"{estimate:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def mean_ci(values: Any, n: int = 2000, level: float = 0.95, seed: int = SEED) -> tuple[float, float, float]:
+    """``(mean, low, high)`` of one sample, with the interval :func:`group_means_ci` would give it: Wilson when
+    every value is 0 or 1 (a proportion), else the percentile bootstrap."""
+    values = [float(v) for v in args.sequence("values", values, allow_empty=False, example="[1, 0, 1]")]
+    if all(v in (0.0, 1.0) for v in values):
+        return wilson(int(sum(values)), len(values), level)
+    return bootstrap_ci(values, n=n, level=level, seed=seed)
 
 
 def group_means_ci(

@@ -207,7 +207,12 @@ RETRIEVERS = ("bm25", "dense", "hybrid")
 
 
 def per_query(queries, k: int = 10) -> Any:
-    """One row per (query, retriever): ``set`` (the query's slice), ``R@k``, ``RR@k``, ``overlap``, ``borrowed``.
+    """One row per (query, retriever): ``set`` (the query's slice), ``R@k``, ``RR@k``, ``hit@k (thr 3)``,
+    ``overlap``, ``borrowed``.
+
+    ``hit@k (thr 3)`` is 1 when a chunk holding a grade-3 span whole is in the top ``k``: it counts each query's
+    evidence once, where R@k divides by every chunk touching a gold span (a generated question has one target
+    chunk, a hand-written one often several, so R@k alone would compare unlike things).
 
     ``overlap`` is the word Jaccard between the question and its best gold chunk (the highest-graded chunk at the
     handbook's chunking); ``borrowed`` is the share of the question's terms that occur in that chunk
@@ -233,6 +238,7 @@ def per_query(queries, k: int = 10) -> Any:
         hits = getattr(h, name).search_many(texts, k=k)
         run = {q.qid: [cid for cid, _ in hit] for q, hit in zip(queries, hits, strict=True)}
         ev = metrics.evaluate(run, qrels, (f"R@{k}", f"RR@{k}")).per_query
+        ev[f"hit@{k} (thr 3)"] = metrics.evaluate(run, qrels, f"hit@{k}", thr=3).per_query[f"hit@{k}"]
         for q in queries:
             rows.append(
                 {
@@ -241,6 +247,7 @@ def per_query(queries, k: int = 10) -> Any:
                     "retriever": name,
                     f"R@{k}": float(ev.loc[q.qid, f"R@{k}"]),
                     f"RR@{k}": float(ev.loc[q.qid, f"RR@{k}"]),
+                    f"hit@{k} (thr 3)": float(ev.loc[q.qid, f"hit@{k} (thr 3)"]),
                     "overlap": overlap[q.qid],
                     "borrowed": borrowed[q.qid],
                 }

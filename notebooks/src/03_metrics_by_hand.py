@@ -486,7 +486,7 @@ print(f"judging every returned pair would take {retrieved} decisions, {retrieved
 slice_of = {q.qid: q.slice for q in queries}
 per_query = result.per_query.assign(slice=lambda df: df.index.map(slice_of), relevant=n_relevant)
 by_slice = stats.group_means_ci(per_query, "slice", ["relevant", "P@5", "R@10", "RR@10", "hit@5", "nDCG@10"])
-stats.fmt_ci_table(by_slice)
+stats.fmt_ci_table(by_slice)  # collapsed on purpose: easy's R@10 (a bootstrap of all 1s), read below
 
 # %%
 plots.plot_bars_ci(by_slice, "nDCG@10", "BM25 on whole documents: nDCG@10 per slice, 95 % bootstrap intervals")
@@ -497,6 +497,7 @@ plots.plot_bars_ci(by_slice, "nDCG@10", "BM25 on whole documents: nDCG@10 per sl
 # resampling a slice where every query hits gives only 1s. Easy's hit@5 is exactly that case:
 
 # %%
+# collapsed on purpose: the two intervals that collapse at n/n, beside Wilson's
 n_easy = int(by_slice.loc["easy", "n"])
 hits_easy = int(round(by_slice.loc["easy", "hit@5"] * n_easy))
 print(f"easy hit@5 = {hits_easy}/{n_easy}")

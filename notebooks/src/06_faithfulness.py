@@ -253,11 +253,21 @@ stats.judge_report(dev, list(judges), truth="label", passes="supported")
 # is zero: it would report a failure rate of zero for any system. Accuracy alone hides this; TPR and TNR
 # separate the two kinds of error, and the intervals say how much 121 labels can tell apart.
 #
-# Then the surprise. The lexical rule, with no model at all, has the best accuracy and the best TPR + TNR. The
-# 1.5B judge says "supported" to 69% of the claims and rejects only 39% of the bad ones. The 0.5B judge says
-# "supported" to 8%: its TPR + TNR is below 1, which makes it less informative than a coin weighted to the same
-# rate. The quote guard trades TPR for TNR. A small model is not a judge just because it is asked to be one; this
-# table is the only thing that tells you.
+# Then the surprise. The lexical rule, with no model at all, has the best accuracy and the best J (Youden's
+# J = TPR + TNR − 1: 0 for a coin, 1 for a perfect judge). The 1.5B judge says "supported" to 69% of the claims
+# and rejects only 39% of the bad ones. The 0.5B judge says "supported" to 8%, and its J is slightly below 0.
+# Is it worse than a coin? The judge that says "supported" to everything is one (J = 0), and the two read the
+# same claims, so the question is a paired difference of J (`stats.compare_judges`: it resamples the claims
+# within each true class, so TPR and TNR stay defined in every resample):
+
+# %%
+coin = stats.compare_judges(dev, "0.5B", ["always supported"], truth="label", passes="supported")
+coin.round(3)
+
+# %% [markdown]
+# The interval holds 0: on 121 claims the 0.5B judge is *uninformative* (no better than a coin, and not
+# measurably worse). The quote guard trades TPR for TNR. A small model is not a judge just because it is asked to
+# be one; this table is the only thing that tells you.
 #
 # Where does the 1.5B go wrong? Label × verdict, on dev:
 
@@ -288,23 +298,56 @@ for _, r in slipped.head(4).iterrows():
 # The guard overrules 11 of the 27 slips, at the price of also overruling many correct "supported" verdicts (its
 # TPR above).
 #
-# The judge to use is the one with the best balance of TPR and TNR on dev (here: the highest TPR + TNR, which is
-# also what the correction below needs: a judge is only informative when TPR + TNR > 1). Its rates on the test
-# split are the ones to report:
+# Three jobs need labels here, and each gets its own claims, so that no label is used twice:
+#
+# 1. **choose** the judge: the dev split's *written* claims (the alterations, paraphrases and added facts made
+#    to probe a judge);
+# 2. **calibrate** it, i.e. measure the TPR and TNR the correction below needs: the dev split's claims *from the
+#    reader's answers*, the same kind of claim as the target;
+# 3. **report**: the test split, which neither choice nor calibration has seen.
+#
+# Choosing is a decision, not a claim: take the highest J among the candidates (the correction below needs a
+# judge with J > 0) and move on. The comparison printed beside it says how sure the choice is:
 
 # %%
-dev_report = stats.judge_report(dev, list(judges)[:4], truth="label", passes="supported")
-chosen = (dev_report["TPR"] + dev_report["TNR"]).idxmax()
-print("chosen on dev:", chosen)
-stats.judge_report(test, [chosen, "always supported"], truth="label", passes="supported")
+written, own_dev = dev[dev["origin"] != "model"], dev[dev["origin"] == "model"]
+candidates = list(judges)[:4]
+choose = stats.judge_report(written, candidates, truth="label", passes="supported")
+chosen = choose["J"].idxmax()
+others = [j for j in candidates if j != chosen]
+print(f"chosen on the {len(written)} written dev claims: {chosen} (J = {choose.loc[chosen, 'J']:.3f})")
+scan = stats.compare_judges(written, chosen, others, truth="label", passes="supported")
+print(f"{scan.attrs['comparisons']} comparisons; sim low/high: intervals that hold for all of them together")
+scan.round(3)
 
 # %% [markdown]
-# The rule picks the lexical baseline, and it holds up on the 116 test labels (TPR 0.93, TNR 0.48). On this
-# handbook, a word-overlap rule is a better faithfulness judge than either local model. That is the calibration
-# step doing its job: it caught a model judge that is worse than a cheap rule before any rate was reported with
-# it. A larger or better-prompted model may do better; it earns its place by beating this row on the same labels.
-# The lexical rule has its own blind spot, visible in its TNR: a claim that swaps one name for another name
-# that also appears in the context passes.
+# The lexical rule has the highest J, and only its lead over the 0.5B is resolved on 48 claims: against either
+# 1.5B judge the interval holds 0. A choice can rest on that; a sentence saying the rule *is* better cannot. The
+# test split says what holds on claims the choice never saw, every judge against the chosen one, paired:
+
+# %%
+from IPython.display import display
+
+report_test = stats.judge_report(test, [*candidates, "always supported"], truth="label", passes="supported")
+on_test = stats.compare_judges(test, chosen, others, truth="label", passes="supported")
+print(f"test: {len(test)} claims, {on_test.attrs['comparisons']} comparisons")
+display(report_test.round(3))
+on_test.round(3)
+
+# %% [markdown]
+# On the 116 test claims the lexical rule has TPR 0.93 and TNR 0.48 (J 0.41). What the test split supports:
+#
+# * **the lexical rule is a better judge than the 0.5B**: +0.39, and even the simultaneous interval of the three
+#   comparisons lies above 0;
+# * **against the 1.5B, with or without the guard, it cannot tell**: +0.16 and +0.04, both intervals holding 0.
+#   The 1.5B judge may be as good as the rule or clearly worse; 116 claims do not say which. What they do bound
+#   is how much better it could be: the low ends of the intervals, 0.04 for the plain 1.5B and 0.16 with the
+#   guard.
+#
+# So on this handbook a word-overlap rule is the judge to use, not because it beats every model (it measurably beats
+# one) but because no candidate has a higher J on test and it costs nothing. A larger or better-prompted model earns
+# its place by an interval above 0 on the same labels. The lexical rule has its own blind spot, visible in its TNR:
+# a claim that swaps one name for another name that also appears in the context passes.
 #
 # ## From a judge's rate to the true rate
 #
@@ -314,31 +357,54 @@ stats.judge_report(test, [chosen, "always supported"], truth="label", passes="su
 #
 # $$\hat\theta = \frac{p_{obs} + \mathrm{TNR} - 1}{\mathrm{TPR} + \mathrm{TNR} - 1}$$
 #
-# Its interval must carry both uncertainties (the judged sample and the labelled set), so we bootstrap both. Here
-# we have something most teams do not: hand labels for *all* of the reader's claims, so we can see whether the
-# correction lands near the truth. TPR and TNR come from the dev labels; the rate is measured on the test
-# split's model claims:
+# It rests on one assumption: the judge's TPR and TNR on the calibration claims are its rates on the target
+# claims (they *transport*). The judge's errors are not the same on every kind of claim. Its TNR, by where the
+# false claim came from, on all 237 labels:
+
+# %%
+false_claims = table[table["label"] != "supported"]
+tnr_by_origin = pd.DataFrame(
+    [{"origin": origin, "rejected": int((g[chosen] != "supported").sum()), "false claims": len(g),
+      "TNR (Wilson 95%)": stats.fmt_ci(*stats.wilson(int((g[chosen] != "supported").sum()), len(g)))}
+     for origin, g in false_claims.groupby("origin")]
+).set_index("origin")  # fmt: skip
+tnr_by_origin
+
+# %% [markdown]
+# A swapped entity almost always passes (the other name is in the context too), an added fact almost never
+# does, and the reader's own false claims sit in between. A calibration set that mixes written alterations with
+# the reader's claims gives a TNR that belongs to neither; the target is the reader's claims, so the rates should
+# come from the reader's claims. Both ways, beside the truth (every claim here is labelled, which most teams
+# cannot do, so we can see where the correction lands). The interval resamples both the calibration claims (the
+# judge's uncertainty) and the target claims (the sample's):
 
 # %%
 test_own = test[test["origin"] == "model"]
-dev_all = dev
-res = stats.corrected_rate_ci(
-    (test_own[chosen] == "supported").tolist(),
-    (dev_all[chosen] == "supported").tolist(),
-    (dev_all["label"] == "supported").tolist(),
-)
 true_rate = (test_own["label"] == "supported").mean()
-print(f"claims of the reader (test): {res['n_judged']}; judge calibrated on {res['n_labels']} dev labels")
-print(f"observed supported rate:  {stats.fmt_ci(res['observed'], *res['observed_ci'])}")
-print(f"Rogan-Gladen corrected:   {stats.fmt_ci(res['corrected'], *res['corrected_ci'])}")
-print(f"hand-labelled truth:      {true_rate:.3f}")
+calibrations = {"the reader's dev claims (matched, not used to choose)": own_dev,
+                "all dev claims (mixed origins, 48 of them chose the judge)": dev}  # fmt: skip
+rows = []
+for name, cal in calibrations.items():
+    res = stats.corrected_rate_ci(
+        (test_own[chosen] == "supported").tolist(),
+        (cal[chosen] == "supported").tolist(),
+        (cal["label"] == "supported").tolist(),
+    )
+    rows.append({"calibrated on": name, "labels": res["n_labels"], "TPR": res["TPR"], "TNR": res["TNR"],
+                 "observed": stats.fmt_ci(res["observed"], *res["observed_ci"]),
+                 "corrected": stats.fmt_ci(res["corrected"], *res["corrected_ci"])})  # fmt: skip
+print(f"target: the reader's {res['n_judged']} test claims; labelled truth {true_rate:.3f}")
+corrected = pd.DataFrame(rows).set_index("calibrated on")
+corrected.round(3)
 
 # %% [markdown]
-# The observed rate overstates the truth by about 13 points, because the judge lets bad claims through. The
-# corrected rate lands within 0.02 of the hand-labelled truth, and its interval covers it. It is also wide:
-# with 121 dev labels the judge's own rates are uncertain, and the correction divides by TPR + TNR − 1 (0.47
-# here), which magnifies that uncertainty. This is the honest size of what can be claimed; a single observed
-# number with no interval would look more precise and be less true.
+# The observed rate overstates the truth by about 13 points, because the judge lets bad claims through. Both
+# corrections pull it down, and both intervals cover the labelled truth. That is one draw, not a proof that the
+# correction is unbiased; what a 95% interval promises is to cover the truth in 95 of 100 such samples. Read the
+# widths: calibrated on the 73 matched claims, the interval spans most of [0.2, 0.9]. The correction divides by
+# J (0.44 here), which magnifies the uncertainty of few labels. The mixed set looks tighter only because it has
+# more labels, and its TNR is measured on claims the target does not contain. This is the honest size of what can
+# be claimed; a single observed number with no interval would look more precise and be less true.
 #
 # ## Relevance: the cheap check and the model check
 #
@@ -384,8 +450,6 @@ for _, r in dev_answers[dev_answers["relevant (1.5B)"] == False].iterrows():  # 
 # 25, where all four conditions exist:
 
 # %%
-from IPython.display import display
-
 swap = pd.DataFrame(fdata.swap_results())
 swap["reference has a number"] = swap["states_gold_number"].notna()
 
@@ -461,7 +525,8 @@ explorer.result
 # * **Reporting accuracy.** A judge that approves everything scores the share of supported claims.
 # * **Labels without failures.** If the labelled set is almost all "supported", TNR has nothing to stand on;
 #   add altered claims on purpose.
-# * **Choosing the judge on the data you report on.** Pick on dev, report on test.
+# * **Choosing the judge on the data you report on.** Pick on dev, report on test, and calibrate on labels that
+#   did neither, drawn from the same kind of claim as the target.
 # * **Averaging the continuous score.** Use it to debug one answer; report PASS/FAIL rates.
 # * **Blaming the retriever for ungrounded answers.** Context swapping shows whether the model reads its
 #   passages; the fix is in the prompt.
@@ -469,9 +534,12 @@ explorer.result
 # ## Summary
 #
 # * Faithfulness is judged claim by claim against the context the model saw; PASS means every claim supported.
-# * A judge is a classifier: TPR and TNR against hand labels, with intervals, before any rate is trusted.
-# * A measured judge lets you correct an observed rate (Rogan–Gladen), with an interval that carries both
-#   uncertainties.
+# * A judge is a classifier: TPR and TNR against labels, with intervals, before any rate is trusted. Two judges
+#   on the same labels are compared by the paired interval of their J difference (`stats.compare_judges`):
+#   here the lexical rule measurably beats the 0.5B, and the 1.5B cannot be told from it on 116 test claims.
+# * Choose, calibrate and report on separate labels. A measured judge lets you correct an observed rate
+#   (Rogan–Gladen), with an interval that carries both uncertainties, if its rates transport: calibrate on claims
+#   like the target (the lexical rule's TNR runs from 0.11 on swapped entities to 0.85 on added facts).
 # * Relevance is a separate axis: a cheap check in code when the question names an entity, a model otherwise.
 # * Context swapping tells grounding from memory; the fix is a prompt that allows "I don't know".
 #

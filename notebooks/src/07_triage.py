@@ -214,12 +214,13 @@ rule_table.round(3)
 ref_row, lex_row = rule_table.loc["reference number"], rule_table.loc["lexical judge"]
 print(
     f"reference number: judges {ref_row.judged} answers ({ref_row['left out']} references have no key number); "
-    f"passes {ref_row['says pass']:.1%} of them; {ref_row['truly pass']:.1%} of them are truly right"
+    f"it passes {ref_row['says pass']:.1%} of them; by the labels, {ref_row['truly pass']:.1%} of the same answers "
+    "are right"
 )
 print(f"J = TPR + TNR - 1: reference number {ref_row.J:.2f}, lexical judge {lex_row.J:.2f}")
 print(
-    f"lexical judge:    passes {lex_row['says pass']:.1%} of all {lex_row.judged}, truly right "
-    f"{lex_row['truly pass']:.1%}; it fails {1 - lex_row.TPR:.0%} of the right answers"
+    f"lexical judge:    passes {lex_row['says pass']:.1%} of all {lex_row.judged}; by the labels, "
+    f"{lex_row['truly pass']:.1%} of them are right; it fails {1 - lex_row.TPR:.0%} of the right answers"
 )
 
 # %% [markdown]
