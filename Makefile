@@ -8,18 +8,26 @@ STAMP := $(VENV)/.installed
 NB ?= 03_metrics_by_hand
 PORT ?= 8888
 
-.PHONY: lab test lint unit nbval browser student app bench notebooks nav clean llm llm-server test-llm record
+.PHONY: lab lab-solutions test lint unit nbval browser student app bench notebooks nav clean llm llm-server test-llm record
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
-## lab: start JupyterLab on the first chapter
+## lab: your working copy (workbook/, made once, never overwritten; see tools/workbook.py), opened on chapter 00
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+WORKBOOK ?= workbook
+LAB_FLAGS = $(ROOT_FLAG) --LabApp.default_url=/lab/tree/00_welcome.ipynb
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) notebooks/00_welcome.ipynb
+	$(BIN)/python tools/workbook.py --out $(WORKBOOK)
+	$(BIN)/jupyter lab --notebook-dir=$(WORKBOOK) $(LAB_FLAGS)
+
+## lab-solutions: the answered notebooks, for instructors (a fresh copy in build/solutions/ each time)
+lab-solutions: $(STAMP)
+	$(BIN)/python tools/workbook.py --solutions
+	$(BIN)/jupyter lab --notebook-dir=build/solutions $(LAB_FLAGS)
 
 ## test: lint, unit + property tests, every notebook under nbval, then the browser tests
 test: lint unit nbval browser
@@ -48,9 +56,10 @@ notebooks: $(STAMP)
 student: $(STAMP)
 	$(BIN)/python tools/make_student.py
 
-## app: serve one notebook with Voila, code hidden (make app NB=03_metrics_by_hand)
+## app: serve one chapter with Voila, code and exercises hidden (make app NB=03_metrics_by_hand)
 app: $(STAMP)
-	$(BIN)/voila --port=$(PORT) --no-browser notebooks/$(NB).ipynb
+	$(BIN)/python tools/workbook.py --app
+	$(BIN)/voila --port=$(PORT) --no-browser build/app/$(NB).ipynb
 
 bench: $(STAMP)
 	$(BIN)/python bench/metrics_bench.py

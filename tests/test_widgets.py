@@ -187,9 +187,14 @@ def test_fusion_explorer_shows_the_hybrid_table_and_the_fused_ranking():
         fused, score = fusion.rrf([RUNS[n][s["query"]] for n in RUNS], c=s["c"], top_n=3, weights=weights)
         grade = QRELS[s["query"]]
         assert html_cells(shown["ranking"], "chunk") == [
-            (d, f"{d} {score[d]:.5f}" + (f" gold, grade {grade[d]}" if d in grade else "")) for d in fused
+            (d, f"{d} {score[d]:.5f}" + (f" gold, grade {grade[d]}" if d in grade else " not gold")) for d in fused
         ], move
         assert html_text(shown["ranking"]).startswith(f"fused top 3 for {s['query']}")
+    assert ex.c.options == widgets.rankings.C_STEPS  # log-spaced: every step moves the fused order
+    texts = {d: f"text of {d} " * 20 for run in RUNS.values() for d in run["q1"]}
+    with_text = widgets.FusionExplorer(RUNS, QRELS, GROUPS, {"q1": "first?"}, k=3, top_n=1, query="q1", c=7,
+                                       texts=texts)  # fmt: skip
+    assert 7 in with_text.c.options and "text of" in with_text.ranking.value
     ex.weights["dense"].value = 0.0  # the hybrid is BM25's own ranking
     assert ex.result["ranking"] == RUNS["bm25"]["q1"]
     assert ex.result["table"].equals(fusion.hybrid_table(RUNS, QRELS, GROUPS, weights=[1.0, 0.0], k=3).round(4))
@@ -293,6 +298,32 @@ def test_triage_explorer_shows_counts_priority_and_the_chosen_cells_traces():
     counts = triage.triage(TRACES, 2)
     assert asked == [2, 3]  # each k once
     assert ex.result == {"k": 2, "counts": counts, "priority": triage.priority(counts), "examples": ["q1"]}
+
+
+def test_triage_explorer_locks_k_for_a_reader_recorded_at_one_k():
+    def traces_at(k, reader):
+        if reader == "model" and k != 2:
+            raise ValueError("the model's answers are recorded at k = 2 only")
+        return TRACES
+
+    ex = widgets.TriageExplorer(traces_at, k=2, max_k=3, readers=["model", "control"], recorded_k={"model": 2})
+    assert ex.k.disabled and ex.k.value == 2 and ex.message.value == ""
+    ex.reader.value = "control"
+    assert not ex.k.disabled
+    ex.k.value = 3
+    ex.reader.value = "model"  # back to the model: k returns to 2, no error is ever shown
+    assert (ex.k.value, ex.k.disabled, ex.message.value) == (2, True, "")
+    assert ex.result["reader"] == "model" and ex.result["k"] == 2
+    with pytest.raises(ValueError, match="recorded_k names 'other'"):
+        widgets.TriageExplorer(traces_at, k=2, readers=["model"], recorded_k={"other": 2})
+
+
+def test_every_explorer_shows_a_readable_preview_before_its_cell_runs():
+    ex = widgets.TriageExplorer(lambda k: TRACES, k=2, max_k=3)
+    bundle = ex._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle  # the live widget, once the cell has run
+    assert bundle["text/plain"] == "TriageExplorer: run this cell (Shift+Enter) to use the explorer"
+    assert "Run this cell" in bundle["text/html"] and ex.table.value in bundle["text/html"]
 
 
 def test_slice_triage_explorer_shows_one_slice_its_gap_and_its_traces():

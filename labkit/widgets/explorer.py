@@ -191,6 +191,22 @@ class Explorer(w.VBox):
         self.add_class(self.css_class)
         self._update()
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """The live widget, plus what a notebook shows before its cell has run (an opened, untrusted notebook
+        renders the ``text/html`` fallback, not the widget): a line saying to run the cell, then the outputs'
+        first state as static HTML (a chart only as a note: it is drawn when the cell runs)."""
+        bundle = dict(super()._repr_mimebundle_(**kwargs) or {})
+        parts = []
+        for out in self.outputs.values():
+            if isinstance(out, w.Image):
+                parts.append("<p><i>(a chart: it is drawn when the cell runs)</i></p>")
+            elif isinstance(out.value, str):
+                parts.append(out.value)
+        hint = "Run this cell (Shift+Enter) to use the explorer; until then, its first state:"
+        bundle["text/plain"] = f"{type(self).__name__}: run this cell (Shift+Enter) to use the explorer"
+        bundle["text/html"] = f'<div class="lk-preview"><p><b>{hint}</b></p>{"".join(parts)}</div>'
+        return bundle
+
     def arrange(self) -> list[w.Widget]:
         """The widgets from top to bottom: the controls, the outputs, the error line."""
         return [*self.controls.values(), *self.outputs.values(), self.message]

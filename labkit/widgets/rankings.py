@@ -8,7 +8,7 @@ that function's value to HTML, defined here as plain functions so that tests che
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import ipywidgets as w
@@ -182,21 +182,33 @@ def fusion_view(runs, qrels, groups, c: float, weights: Sequence[float], qid: st
     return {"table": table, "ranking": ranking, "judged": dict(qrels.get(qid, {})), "qid": qid, "top_n": top_n}
 
 
-def ranking_html(ranking: Sequence[tuple[str, float]], judged: dict[str, int], title: str) -> str:
-    """A ranking as a numbered list: ``data-chunk`` per item, its score, and its grade if it is gold."""
+def ranking_html(
+    ranking: Sequence[tuple[str, float]], judged: dict[str, int], title: str, texts: Mapping[str, str] | None = None
+) -> str:
+    """A ranking as a numbered list: ``data-chunk`` per item, its score, its grade if it is gold (or "not gold"),
+    and with ``texts`` the first words of the chunk."""
     items = []
     for chunk_id, score in ranking:
         grade = judged.get(chunk_id, 0)
-        mark = f" <b style='color:#2e7d32'>gold, grade {grade}</b>" if grade else ""
+        mark = f" <b style='color:#2e7d32'>gold, grade {grade}</b>" if grade else " <span>not gold</span>"
+        line = ""
+        if texts is not None and chunk_id in texts:
+            words = " ".join(texts[chunk_id].split()[:16])
+            line = f"<br><small style='color:#555'>{html.escape(words)} …</small>"
         items.append(
             f'<li class="lk-rank" data-chunk="{html.escape(chunk_id)}">'
-            f"<code>{html.escape(chunk_id)}</code> {score:.5f}{mark}</li>"
+            f"<code>{html.escape(chunk_id)}</code> {score:.5f}{mark}{line}</li>"
         )
     return f"<div><b>{html.escape(title)}</b><ol>{''.join(items)}</ol></div>"
 
 
+C_STEPS = (1, 3, 10, 30, 60, 100, 200)
+"""The RRF constants the explorer offers: log-spaced, so each step of the slider changes the fused order."""
+
+
 class FusionExplorer(Explorer):
-    """Sliders for RRF's ``c`` and one weight per retriever; per-slice metrics and one fused ranking update.
+    """Sliders for RRF's ``c`` (log-spaced steps, :data:`C_STEPS`) and one weight per retriever; per-slice metrics
+    and one fused ranking update (each chunk with its first words when ``texts`` maps chunk ids to text).
 
     Wraps :func:`labkit.fusion.hybrid_table` and :func:`labkit.fusion.rrf` (:func:`fusion_view`). ``runs`` are
     the retrievers' deep rankings ``{name: {qid: [chunk ids]}}``, computed once, so a slider move only re-fuses
@@ -205,10 +217,11 @@ class FusionExplorer(Explorer):
 
     css_class = "lk-fusion-explorer"
 
-    def __init__(self, runs, qrels, groups, questions, c=fusion.DEFAULT_C, k=10, top_n=5, query=None):
-        self.runs, self.qrels, self.groups, self.k, self.top_n = runs, qrels, groups, k, top_n
-        self.c = w.IntSlider(value=c, min=1, max=200, description="RRF constant c", continuous_update=False,
-                             layout=LAYOUT, style=STYLE)  # fmt: skip
+    def __init__(self, runs, qrels, groups, questions, c=fusion.DEFAULT_C, k=10, top_n=5, query=None, texts=None):
+        self.runs, self.qrels, self.groups, self.k, self.top_n, self.texts = runs, qrels, groups, k, top_n, texts
+        steps = sorted({*C_STEPS, fusion.check_c(c)})
+        self.c = w.SelectionSlider(options=steps, value=c, description="RRF constant c", continuous_update=False,
+                                   layout=LAYOUT, style=STYLE)  # fmt: skip
         self.weights = {
             name: w.FloatSlider(
                 value=1.0,
@@ -239,10 +252,10 @@ class FusionExplorer(Explorer):
         return fusion_view(self.runs, self.qrels, self.groups, c, [weights[f"weight {n}"] for n in self.runs], query,
                            self.k, self.top_n)  # fmt: skip
 
-    @staticmethod
-    def _render(view) -> dict[str, str]:
+    def _render(self, view) -> dict[str, str]:
         title = f"fused top {view['top_n']} for {view['qid']}"
-        return {"table": table_html(view["table"]), "ranking": ranking_html(view["ranking"], view["judged"], title)}
+        ranking = ranking_html(view["ranking"], view["judged"], title, self.texts)
+        return {"table": table_html(view["table"]), "ranking": ranking}
 
     def arrange(self) -> list[w.Widget]:
         return [self.c, *self.weights.values(), self.table, self.query, self.ranking, self.message]

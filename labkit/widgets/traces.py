@@ -150,14 +150,15 @@ class TriageExplorer(Explorer):
     Wraps :func:`labkit.triage.triage`, :func:`labkit.triage.priority` and :func:`labkit.triage.drill_down`
     (:func:`triage_view`) over ``traces_at(k)`` (a function returning the traces of a pipeline that reads the
     top ``k`` chunks), or over ``traces_at(k, reader)`` when ``readers`` names the choices (a language model
-    recorded at one k raises for the others: the message says which k exists). Each (k, reader) is computed
-    once. Each example shows its gold span, the answer and, for a model's traces, the reference answer and the
-    verdict of the check that judged it.
+    recorded at one k raises for the others: the message says which k exists). ``recorded_k`` maps such a
+    reader to its one k: picking it sets the slider there and locks it, so the explorer never offers a state
+    that has no traces. Each (k, reader) is computed once. Each example shows its gold span, the answer and,
+    for a model's traces, the reference answer and the verdict of the check that judged it.
     """
 
     css_class = "lk-triage-explorer"
 
-    def __init__(self, traces_at, k=5, max_k=20, n_examples=3, readers=None, reader=None):
+    def __init__(self, traces_at, k=5, max_k=20, n_examples=3, readers=None, reader=None, recorded_k=None):
 
         self.n_examples = n_examples
         traces_at = functools.cache(traces_at)
@@ -172,6 +173,12 @@ class TriageExplorer(Explorer):
             self.reader = w.ToggleButtons(options=readers, value=reader or readers[0], description="reader · check",
                                           style={**STYLE, "button_width": "auto"})  # fmt: skip
             controls = {"reader": self.reader, **controls}
+            self.recorded_k = dict(recorded_k or {})
+            unknown = sorted(set(self.recorded_k) - set(readers))
+            if unknown:
+                raise ValueError(f"recorded_k names {unknown[0]!r}, which is not among readers {readers}")
+            self.reader.observe(self._lock_k, names="value")  # before the explorer's own update: k first
+            self._lock_k()
             compute = lambda reader, k, cell: {**triage_view(traces_at(k, reader), k, cell, n_examples),  # noqa: E731
                                                "reader": reader}  # fmt: skip
         else:
@@ -186,6 +193,14 @@ class TriageExplorer(Explorer):
                                "counts": v["counts"], "priority": v["priority"],
                                "examples": [d["qid"] for d in v["examples"]]},
         )  # fmt: skip
+
+    def _lock_k(self, _change=None) -> None:
+        """A reader recorded at one k only: the slider moves there and is locked; any other reader unlocks it."""
+        fixed = self.recorded_k.get(self.reader.value)
+        if fixed is not None:
+            self.k.value = fixed
+        self.k.disabled = fixed is not None
+        self.k.tooltip = f"{self.reader.value} was recorded at k = {fixed} only" if fixed is not None else None
 
     def arrange(self) -> list[w.Widget]:
         top = [self.reader] if self.reader is not None else []

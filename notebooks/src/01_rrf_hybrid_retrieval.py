@@ -350,7 +350,7 @@ pd.DataFrame(
 try:
     fusion.rrf([["D1", "D2", "D1"], ["D2"]])
 except ValueError as err:
-    print("ValueError:", err)
+    print("refused, as it should be. ValueError:", err)
 
 # %% [markdown]
 # **Adding raw scores instead of ranks** lets the retriever with the wider spread of scores decide alone. BM25
@@ -595,14 +595,15 @@ dev_table.round(4)
 prediction_1_3 = round(float(dev_table.loc["real", ("R@10", "bm25")]), 2)
 
 # %% [markdown]
-# Move *c* (1–200) and the two weights; the table and the fused top 5 for the chosen query update (gold chunks are
-# marked). It opens on hr-r09: watch its gold chunk come back into the top 5 as *c* falls. A slider move re-fuses
-# and re-evaluates every dev query.
+# Move *c* (1 to 200, in steps that each change something) and the two weights; the table and the fused top 5 for
+# the chosen query update (each chunk with its first words, gold chunks marked). It opens on hr-r09: watch its gold
+# chunk come back into the top 5 as *c* falls. A slider move re-fuses and re-evaluates every dev query.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 questions = {qid: by_id[qid].search_text for qid in dev_qrels}
-explorer = widgets.FusionExplorer(dev_runs, dev_qrels, dev_slice_of, questions, c=60, query="hr-r09")
+explorer = widgets.FusionExplorer(dev_runs, dev_qrels, dev_slice_of, questions, c=60, query="hr-r09",
+                                  texts={c.id: c.text for c in chunks})
 explorer
 
 # %% [markdown]

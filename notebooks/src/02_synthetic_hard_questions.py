@@ -387,11 +387,15 @@ print(f"held out: {len(heldout)}; the rater keeps {n_keep} and drops {n_drop}")
 print(f"realistic among kept:    {r_keep}/{n_keep}  {stats.fmt_ci(*stats.wilson(r_keep, n_keep))}")
 print(f"realistic among dropped: {r_drop}/{n_drop}  {stats.fmt_ci(*stats.wilson(r_drop, n_drop))}")
 print(f"kept minus dropped:      {stats.fmt_ci(*stats.newcombe(r_keep, n_keep, r_drop, n_drop))}")
+as_judge = pd.DataFrame({"rater keeps (>= 4)": keeps, "realistic (label >= 4)": realistic})
+stats.judge_report(as_judge, ["rater keeps (>= 4)"], truth="realistic (label >= 4)").round(3)
 
 # %% [markdown]
 # A filter that works keeps a clearly more realistic share than it drops. This one keeps 0.42 against 0.33, and
 # the interval of that difference holds 0 and reaches far on both sides: on 45 questions its cut cannot be told
-# from a random one. With a rater that ranked, a 1–5 scale
+# from a random one. Read as a judge against the labels (chapter 06's report), it keeps most realistic
+# questions (TPR) only because it keeps most questions: it drops few of the unrealistic ones (TNR), and its J is
+# close to 0. With a rater that ranked, a 1–5 scale
 # would be fine here, because the rating only serves to **rank and cull**: a shifted or compressed scale still
 # puts the weakest questions at the bottom. A scale would not be fine for measuring an error *rate* of a system
 # ("what share of answers is wrong?"). There a scale invites the rater to hedge in the middle, and a threshold on

@@ -591,7 +591,7 @@ print(f"largest nDCG@10 difference from trec_eval over {len(reference)} queries:
 try:
     metrics.evaluate({"q1": ["doc-a", "doc-b", "doc-a"]}, {"q1": {"doc-a": 1}}, metrics=("hit@3",))
 except ValueError as err:
-    print("ValueError:", err)
+    print("refused, as it should be. ValueError:", err)
 
 # %% [markdown]
 # * **A cutoff below 1, or a threshold that is not a number**, gets a clear error too, never a silent 0:
@@ -601,7 +601,7 @@ for call in (lambda: metrics.precision_at_k(rels, 0), lambda: metrics.recall_at_
     try:
         call()
     except ValueError as err:
-        print("ValueError:", err)
+        print("refused, as it should be. ValueError:", err)
 
 # %% [markdown]
 # * **Unreported conventions.** Threshold, IDCG convention, *k*, and whether queries without relevant documents

@@ -780,7 +780,7 @@ llm.usage_table()
 try:
     metrics.evaluate({"q1": ["hr-sick-leave#0", "hr-sick-leave#0"]}, {"q1": {"hr-sick-leave#0": 3}}, ("hit@2",))
 except ValueError as err:
-    print("ValueError:", err)
+    print("refused, as it should be. ValueError:", err)
 
 # %% [markdown]
 # * **Averaging MRR over queries that need several chunks** rewards finding one of them early and says nothing

@@ -49,7 +49,7 @@ assert my_chunk_spans(1000, 128, 32) == chunking.chunk_spans(1000, 128, 32)
 try:
     chunking.chunk_spans(1000, 256, 256)
 except ValueError as err:
-    print("ValueError:", err)
+    print("refused, as it should be. ValueError:", err)
 
 # %% [markdown]
 # ## A cheap diagnostic: how often is the answer cut in two?

@@ -536,11 +536,13 @@ counts_3, triage.priority(counts_3)
 
 # %% [markdown]
 # Pick a reader and a cell to see example traces from it, each with its gold span, the answer and the verdict;
-# move *k* with the extractive control:
+# move *k* with the extractive control (for the 1.5B the slider stays at the one *k* its answers were recorded
+# at):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-explorer = widgets.TriageExplorer(traces_for, k=READ_K, readers=READERS)
+recorded_at = {reader: READ_K for reader in READERS if reader != "extractive control"}  # the 1.5B: one k only
+explorer = widgets.TriageExplorer(traces_for, k=READ_K, readers=READERS, recorded_k=recorded_at)
 explorer
 
 # %%

@@ -226,6 +226,10 @@ priced.round(4)
 # measure of what a strategy costs.
 
 # %%
+from IPython.display import display
+
+from labkit import stats
+
 kept = ~outcomes["escalated"]
 check_table = pd.crosstab(
     outcomes["small correct"].map({True: "0.5B right", False: "0.5B not right"}),
@@ -236,17 +240,21 @@ loss = int((kept & ~outcomes["small correct"].astype(bool)).sum())
 waste = int((~kept & outcomes["small correct"].astype(bool)).sum())
 print(f"kept although not right: {loss} (the cascade ships them); escalated although right: {waste} (paid twice)")
 print(f"the check keeps {int(kept.sum())} answers, of which {loss} are not right")
-check_table
+display(check_table)
+verdicts = pd.DataFrame({"grounded check": kept, "0.5B right": outcomes["small correct"].astype(bool)})
+stats.judge_report(verdicts, ["grounded check"], truth="0.5B right").round(3)
 
 # %% [markdown]
 # Read the three rows together. The 1.5B alone is the quality bar; the 0.5B alone is the cost floor; the cascade
-# sits between them on both, and where exactly is set by the check. The two error cells of the last table are
-# the check's price: every kept answer that is not right is quality lost for good (nobody escalates it), every
-# escalated right answer is money spent twice. A cheap check with many of the first kind makes the cascade look
-# affordable and ship the small model's mistakes, and that is what happened here: more than half of the answers
-# the check kept are not right. The lexical check asks whether an answer's words are in the passages, and a small
-# model that copies the right passage's words into a wrong statement passes it (the first request in the explorer
-# below). A better check (chapter 06's judges, measured first) is where this cascade's quality would come from.
+# sits between them on both, and where exactly is set by the check. The two error cells of the last table are the
+# check's price: every kept answer that is not right is quality lost for good (nobody escalates it), every escalated
+# right answer is money spent twice. The same table as a judge against the labels (chapter 06's report: TPR, the
+# share of right answers the check keeps; TNR, the share of wrong ones it escalates). A cheap check with many of the
+# first kind makes the cascade look affordable and ship the small model's mistakes, and that is what happened here:
+# more than half of the answers the check kept are not right. The lexical check asks whether an answer's words are
+# in the passages, and a small model that copies the right passage's words into a wrong statement passes it (the
+# first request in the explorer below). A better check (chapter 06's judges, measured first) is where this cascade's
+# quality would come from.
 #
 # ### The router's view: rankings over two real models
 #
@@ -290,7 +298,6 @@ real_routers.round(3)
 # answers in each half, and per slice, with Wilson 95 % intervals:
 
 # %%
-from labkit import stats
 from labkit.stats import fmt_ci, wilson
 
 length = pd.Series(small.set_index("qid")["prompt tokens"])

@@ -11,8 +11,8 @@ See the "JupyterLab in a real browser" section of the field notes for why each s
 
 from __future__ import annotations
 
-import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,13 +21,13 @@ import pytest
 from labdriver import (
     CHROMIUM_ARGS,
     EXPECT_TIMEOUT_MS,
-    LAB_SETTINGS,
     NOTEBOOKS,
     ROOT,
     LabNotebook,
     Server,
     find_chromium,
     free_port,
+    start_lab,
 )
 
 _skipped_for_no_browser: list[str] = []
@@ -103,42 +103,9 @@ def page(browser):
 
 @pytest.fixture(scope="session")
 def lab_server(chromium_path, tmp_path_factory) -> Iterator[Server]:
-    """JupyterLab on a free loopback port, no token, root dir notebooks/, private settings and workspaces."""
-    tmp = tmp_path_factory.mktemp("jupyterlab")
-    settings = tmp / "settings"
-    for rel, value in LAB_SETTINGS.items():
-        f = settings / rel
-        f.parent.mkdir(parents=True, exist_ok=True)
-        f.write_text(json.dumps(value))
-    env = dict(os.environ)
-    env.update(
-        JUPYTERLAB_SETTINGS_DIR=str(settings),
-        JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
-        JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
-    )
-    port = free_port()
-    argv = [
-        sys.executable,
-        "-m",
-        "jupyterlab",
-        "--no-browser",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        "--IdentityProvider.token=",
-        "--ServerApp.disable_check_xsrf=True",  # lets the fixture DELETE kernels with plain urllib (loopback only)
-        f"--ServerApp.root_dir={NOTEBOOKS}",
-        f"--LabApp.user_settings_dir={settings}",
-        f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
-        f"--FileCheckpoints.checkpoint_dir={tmp / 'checkpoints'}",  # not notebooks/.ipynb_checkpoints
-        "--LabApp.extension_manager=readonly",
-        "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
-    ]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI runners often run as root
-        argv.append("--allow-root")
-    server = Server("jupyterlab", argv, port, tmp / "jupyterlab.log", env, cwd=NOTEBOOKS)
+    """JupyterLab serving notebooks/ with autosave off (the committed notebooks are never saved)."""
+    server = start_lab(NOTEBOOKS, tmp_path_factory.mktemp("jupyterlab"))
     try:
-        server.wait_ready("/api/status")
         yield server
     finally:
         server.stop()
@@ -162,8 +129,12 @@ def lab(lab_server) -> Iterator[Server]:
 
 @pytest.fixture
 def start_voila(chromium_path, tmp_path) -> Iterator[Callable[[str], Server]]:
-    """Start Voila on one notebook (``start_voila("03_metrics_by_hand")``); stopped by PID afterwards."""
+    """Start Voila on one chapter (``start_voila("03_metrics_by_hand")``) as ``make app`` serves it: the copy
+    ``tools/workbook.py --app`` writes, exercises left out. Stopped by PID afterwards."""
     servers: list[Server] = []
+    app = tmp_path / "app"
+    subprocess.run([sys.executable, str(ROOT / "tools" / "workbook.py"), "--app", "--out", str(app)], check=True,
+                   capture_output=True)  # fmt: skip
 
     def start(stem: str) -> Server:
         port = free_port()
@@ -176,7 +147,7 @@ def start_voila(chromium_path, tmp_path) -> Iterator[Callable[[str], Server]]:
             "--Voila.port_retries=0",
             "--Voila.ip=127.0.0.1",
             "--strip_sources=True",
-            str(NOTEBOOKS / f"{stem}.ipynb"),
+            str(app / f"{stem}.ipynb"),
         ]
         env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
         server = Server("voila", argv, port, tmp_path / "voila.log", env, cwd=ROOT)

@@ -13,6 +13,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -176,6 +177,45 @@ def save_screenshot(locator, stem: str) -> Path:
 
 
 # ---------------------------------------------------------------- JupyterLab pages
+
+
+def start_lab(root_dir: Path, tmp: Path, settings_values: dict = LAB_SETTINGS) -> Server:
+    """JupyterLab on a free loopback port serving ``root_dir``: no token, private settings, workspaces and
+    checkpoints under ``tmp`` (so nothing is written beside the notebooks but the notebooks themselves)."""
+    settings = tmp / "settings"
+    for rel, value in settings_values.items():
+        f = settings / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(json.dumps(value))
+    env = dict(os.environ)
+    env.update(
+        JUPYTERLAB_SETTINGS_DIR=str(settings),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
+        JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
+    )
+    port = free_port()
+    argv = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=",
+        "--ServerApp.disable_check_xsrf=True",  # lets the fixture DELETE kernels with plain urllib (loopback only)
+        f"--ServerApp.root_dir={root_dir}",
+        f"--LabApp.user_settings_dir={settings}",
+        f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+        f"--FileCheckpoints.checkpoint_dir={tmp / 'checkpoints'}",  # not .ipynb_checkpoints beside the notebooks
+        "--LabApp.extension_manager=readonly",
+        "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI runners often run as root
+        argv.append("--allow-root")
+    server = Server("jupyterlab", argv, port, tmp / "jupyterlab.log", env, cwd=root_dir)
+    server.wait_ready("/api/status")
+    return server
 
 
 class LabNotebook:
@@ -467,6 +507,7 @@ def ch01_inputs() -> SimpleNamespace:
         groups={q.qid: q.slice for q in dev},
         runs={"bm25": make_run(bm25, dev, 100), "dense": make_run(dense, dev, 100)},
         retrievers={"bm25": bm25, "dense": dense, "hybrid": HybridRetriever([bm25, dense], c=60)},
+        texts={c.id: c.text for c in chunks},
     )
 
 
@@ -476,7 +517,8 @@ def fusion_explorer(page, stem: str = CH01_STEM) -> ExplorerPage:
 
     inp = ch01_inputs()
     questions = {qid: inp.queries[qid].search_text for qid in inp.qrels}
-    return ExplorerPage(page, stem, widgets.FusionExplorer(inp.runs, inp.qrels, inp.groups, questions, query="hr-r09"))
+    explorer = widgets.FusionExplorer(inp.runs, inp.qrels, inp.groups, questions, query="hr-r09", texts=inp.texts)
+    return ExplorerPage(page, stem, explorer)
 
 
 def question_box(page, stem: str = CH01_STEM) -> ExplorerPage:
@@ -666,7 +708,8 @@ def ch07_traces(k: int, reader: str) -> list[dict]:
 def triage_explorer(page, stem: str = CH07_STEM) -> ExplorerPage:
     from labkit import widgets
 
-    return ExplorerPage(page, stem, widgets.TriageExplorer(ch07_traces, k=3, readers=CH07_READERS))
+    locked = {reader: 3 for reader in CH07_READERS if reader != "extractive control"}
+    return ExplorerPage(page, stem, widgets.TriageExplorer(ch07_traces, k=3, readers=CH07_READERS, recorded_k=locked))
 
 
 # ---------------------------------------------------------------- chapter 09

@@ -67,6 +67,7 @@ class Move:
     shows: tuple[Control, ...] = ()
     check: bool = True
     error: tuple[str, ...] = ()
+    sets: tuple[tuple[str, Any], ...] = ()  # other controls the move changes as well: (field, value)
 
     def controls(self) -> tuple[Control, ...]:
         return self.shows
@@ -213,6 +214,7 @@ def drive(run: Run, step) -> None:
         widget = step.act(ex, value)
         if step.field:
             ex.state[step.field] = value
+        ex.state.update(dict(step.sets))
         for c in step.controls():
             ex.check_control(f"{widget}: {c.what}", lambda c=c: c.read(ex), c.want)
         if step.error and step.check:
@@ -306,7 +308,7 @@ CHAPTERS = [
         Shot(),
         Slide(FUSION_C, "End", "c", 200, "200"),
         Slide(FUSION_C, "Home", "c", 1, "1"),  # a single high rank now counts for more than agreement
-        Slide(FUSION_C, "ArrowRight", "c", 5, "5", times=4),
+        Slide(FUSION_C, "ArrowRight", "c", 10, "10", times=2),  # log-spaced steps: 1, 3, 10, 30, 60, 100, 200
         Slide("weight bm25", "ArrowRight", "weight bm25", 1.1, "1.10"),  # one weight per retriever, 0-2 step 0.1
         Slide("weight dense", "Home", "weight dense", 0.0, "0.00"),  # the hybrid column is BM25's own top 10
         Slide("weight dense", "End", "weight dense", 2.0, "2.00"),
@@ -398,12 +400,17 @@ CHAPTERS = [
         Expect("the 1.5B has no LUCKY trace", lambda shown, _: shown["examples"][0] != "no trace in this cell"),
         # the reader picker: same traces, another check; the answer columns move
         Toggle("1.5B · lexical judge", "reader", shows=(chosen("1.5B · lexical judge", "LUCKY"),)),
-        # the model was recorded at k = 3 only: another k is an error that says so
-        Slide(TRIAGE_K, "ArrowRight", "k", 4, "4", check=False, error=("recorded at k = 3",)),
-        # the extractive control at that k: the error goes, and it is never LUCKY
+        # the model was recorded at k = 3 only: the slider is locked there, a key press does not move it
+        Slide(TRIAGE_K, "ArrowRight", "k", 3, "3"),
+        # the extractive control can sweep k, and it is never LUCKY
         Toggle("extractive control", "reader", shows=(chosen("extractive control", "LUCKY"),)),
         Expect("the extractive control has LUCKY traces",
                lambda shown, _: shown["examples"][0] == "no trace in this cell"),
+        Slide(TRIAGE_K, "ArrowRight", "k", 4, "4"),
+        # back to the model: the slider returns to its one recorded k, no error on the way
+        Toggle("1.5B · lexical judge", "reader", sets=(("k", 3),),
+               shows=(readout(TRIAGE_K, "3"), chosen("1.5B · lexical judge", "LUCKY"))),
+        Toggle("extractive control", "reader", shows=(chosen("extractive control", "LUCKY"),)),
         # each k: ~1 s. At k = 1 the reader cannot miss the only passage: GEN_FAIL is 0, every failure retrieval's
         Slide(TRIAGE_K, "Home", "k", 1, "1"),
         Expect("GEN_FAIL is not 0 or the fix is not retrieval's", lambda shown, _: (

@@ -31,6 +31,11 @@ def test_voila_serves_the_03_playground(start_voila, page):
         f"{pg.stem}: code cells are shown"
     )
     assert "metrics_playground(" not in page.content(), f"{pg.stem}: notebook source leaked into the page"
+    text = page.locator("body").inner_text()
+    assert "correct." not in text and "not answered yet" not in text, (
+        f"{pg.stem}: an exercise check is on the served page, without its answer"
+    )
+    assert "refused, as it should be. ValueError:" in text  # a "what can go wrong" demo, labelled as one
     pg.check("as loaded")
     pg.press_slider("k", "ArrowLeft")
     pg.state["k"] = 4
