@@ -6,7 +6,9 @@ functions included); the UI never imports Generation (a widget shows what a chap
 model). To change one chapter's lesson, open its judge or measure module, its study module and its widget.
 
 UI — draw and interact (the only modules that import matplotlib and ipywidgets)
-- ``plots``                 figures from plain arguments, one function per figure
+- ``plots``                 figures from plain arguments, one function per figure, one namespace
+- ``plots.figures``         retrieval and answers per slice, k and position (00 to 05, 07)
+- ``plots.verdicts``        judges against labels, cost against pass rate (06, 09)
 - ``widgets``               the chapters' explorers, one namespace (``widgets.<Name>``)
 - ``widgets.explorer``      the explorer skeleton: controls -> a pure function -> HTML
 - ``widgets.rankings``      rankings and their metrics (01, 03, 04, 05)

@@ -48,6 +48,7 @@ __all__ = [
     "cache_path",
     "committed_dir",
     "count_tokens",
+    "count_tokens_of_parts",
 ]
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
@@ -243,6 +244,22 @@ def count_tokens(texts: Sequence[str]) -> list[int]:
     """
     texts = _check_texts(texts)
     return [len(e.ids) for e in _counting_tokenizer().encode_batch(texts)]
+
+
+_PART_TOKENS: dict[str, int] = {}  # part -> its tokens without the two special ones; grows with the parts seen
+
+
+def count_tokens_of_parts(texts_as_parts: Sequence[Sequence[str]]) -> list[int]:
+    """:func:`count_tokens` of texts given as their parts, each text being its parts joined by whitespace
+    (``router.rag_prompt_parts``). The same counts, faster when texts share parts: WordPiece splits at
+    whitespace, so a text's count is the sum of its parts' counts plus the two special tokens once, and each
+    distinct part is tokenized once per process (09's explorer re-counts every prompt at each *k*)."""
+    texts_as_parts = args.sequence("texts_as_parts", texts_as_parts, example='[["head", "[1] passage"]]')
+    parts = [_check_texts(list(p)) if not isinstance(p, str) else _check_texts(p) for p in texts_as_parts]
+    new = sorted({p for ps in parts for p in ps} - _PART_TOKENS.keys())
+    for part, n in zip(new, count_tokens(new) if new else [], strict=True):
+        _PART_TOKENS[part] = n - 2
+    return [2 + sum(_PART_TOKENS[p] for p in ps) for ps in parts]
 
 
 def _check_texts(texts: Sequence[str]) -> list[str]:

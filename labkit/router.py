@@ -30,6 +30,8 @@ __all__ = [
     "window_filter_errors",
     "chars_over_4",
     "rag_prompts",
+    "rag_prompt_parts",
+    "RAG_INSTRUCTION",
     "routing_at_k",
 ]
 
@@ -188,10 +190,16 @@ def window_filter_errors(
     }
 
 
-def rag_prompts(
+RAG_INSTRUCTION = "Answer the question using only the numbered passages; say so if they do not contain the answer."
+
+
+def rag_prompt_parts(
     queries: Sequence[Any], run: Mapping[str, Sequence[str]], texts: Mapping[str, str], k: int
-) -> list[str]:
-    """The RAG prompt of each query: an instruction, the question, and its top ``k`` chunks, numbered."""
+) -> list[list[str]]:
+    """Each query's :func:`rag_prompts` prompt as its parts: the instruction with the question, then each of its
+    top ``k`` chunks, numbered. The prompt is the parts joined by whitespace, so a tokenizer that splits at
+    whitespace counts it as the sum of its parts (``embeddings.count_tokens_of_parts``): a part shared by many
+    prompts and many *k* is counted once."""
     k = args.whole_number("k", k)
     queries = args.queries("queries", queries)
     args.mapping("run", run, example='{"q1": ["hr-leave#0", ...]}')
@@ -199,12 +207,16 @@ def rag_prompts(
     out = []
     for q in queries:
         top = args.top_k(run, q.qid, k, texts)
-        passages = "\n\n".join(f"[{i}] {texts[c]}" for i, c in enumerate(top, start=1))
-        out.append(
-            "Answer the question using only the numbered passages; say so if they do not contain the answer.\n\n"
-            f"Question: {q.search_text}\n\nPassages:\n{passages}"
-        )
+        head = f"{RAG_INSTRUCTION}\n\nQuestion: {q.search_text}\n\nPassages:"
+        out.append([head, *(f"[{i}] {texts[c]}" for i, c in enumerate(top, start=1))])
     return out
+
+
+def rag_prompts(
+    queries: Sequence[Any], run: Mapping[str, Sequence[str]], texts: Mapping[str, str], k: int
+) -> list[str]:
+    """The RAG prompt of each query: an instruction, the question, and its top ``k`` chunks, numbered."""
+    return [parts[0] + "\n" + "\n\n".join(parts[1:]) for parts in rag_prompt_parts(queries, run, texts, k)]
 
 
 def routing_at_k(

@@ -70,3 +70,23 @@ def test_bad_input(call, words):
     with pytest.raises(ValueError) as info:
         call()
     assert words in str(info.value)
+
+
+def test_rag_prompts_counted_by_their_parts_equal_the_whole_prompts_counts():
+    # 09's explorer counts each k's prompts from cached part counts: exact for the WordPiece tokenizer, which
+    # splits at whitespace (every prompt of the handbook at three k, against counting the whole prompt).
+    from labkit.embeddings import count_tokens, count_tokens_of_parts
+    from labkit.retrieval import make_run
+    from labkit.studies import handbook as hb
+
+    h = hb.handbook()
+    queries = h.queries[:60]
+    run = make_run(h.hybrid, queries, 20)
+    for k in (1, 5, 20):
+        parts = router.rag_prompt_parts(queries, run, h.texts, k)
+        prompts = router.rag_prompts(queries, run, h.texts, k)
+        assert prompts[0].startswith(router.RAG_INSTRUCTION) and len(parts[0]) == k + 1
+        assert count_tokens_of_parts(parts) == count_tokens(prompts)
+    assert count_tokens_of_parts([["just one part"]]) == count_tokens(["just one part"])
+    with pytest.raises(ValueError, match=r"texts\[0\] must be a string"):
+        count_tokens_of_parts([[3]])

@@ -1,8 +1,4 @@
-"""Figures: with the ``widgets`` package, the UI part of labkit, the only modules that import matplotlib.
-
-Every function takes plain arguments, draws one figure and returns it, so a
-notebook can call it directly before a widget wraps it.
-"""
+"""The figures of retrieval and answers per slice, k and position (chapters 00 to 05, 07)."""
 
 from __future__ import annotations
 
@@ -16,9 +12,18 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from labkit import args, metrics
 
 __all__ = [
+    "BLUE",
+    "ORANGE",
+    "GREY",
+    "GREEN",
+    "MAX_K",
+    "TRIAGE_COLOURS",
+    "figure_png",
     "plot_gain_discount",
     "plot_pipeline",
     "plot_run_comparison",
+    "plot_rrf_credit",
+    "plot_bars_ci",
     "plot_triage_by_k",
     "plot_grid",
     "plot_positions",

@@ -12,7 +12,7 @@
 
 # %%
 import labkit
-from labkit import calibration, check, faithfulness, llm, stats, toys
+from labkit import calibration, check, faithfulness, llm, plots, stats, toys
 from labkit.studies import faithfulness_data as fdata
 
 labkit.setup()
@@ -333,6 +333,14 @@ on_test = stats.compare_judges(test, chosen, others, truth="label", passes="supp
 print(f"test: {len(test)} claims, {on_test.attrs['comparisons']} comparisons")
 display(report_test.round(3))
 on_test.round(3)
+
+# %% [markdown]
+# The same test table as a picture: each judge at its TNR (across) and TPR (up), with both Wilson intervals.
+# The dashed diagonal is J = 0, where the always-supported judge sits at one end; a judge is worth something only
+# above it, and the further toward the top right, the better:
+
+# %%
+plots.plot_judges(report_test, title="the judges on the 116 test claims, Wilson 95% intervals")
 
 # %% [markdown]
 # On the 116 test claims the lexical rule has TPR 0.93 and TNR 0.48 (J 0.41). What the test split supports:

@@ -13,7 +13,7 @@
 
 # %%
 import labkit
-from labkit import check, router, widgets
+from labkit import check, plots, router, widgets
 
 labkit.setup()
 
@@ -220,6 +220,10 @@ print(
 )
 priced.round(4)
 
+# %%
+plots.plot_cost_quality(cascade.strategy_summary(outcomes, prices=tiers), "USD per 1k requests",
+                        title="three strategies, tiered prices: pass rate (Wilson 95%) against cost")  # fmt: skip
+
 # %% [markdown]
 # The seconds are as recorded: one thread per model on a two-core machine that was often busy with other work,
 # so they are noisy, and the 0.5B is less far ahead of the 1.5B than on an idle machine. Tokens are the stable
@@ -365,7 +369,7 @@ from labkit.toys import ROUTER_WINDOW
 WINDOW = ROUTER_WINDOW  # tokens (made up)
 print("context windows:", WINDOW)
 
-from labkit.embeddings import count_tokens
+from labkit.embeddings import count_tokens, count_tokens_of_parts
 from labkit.retrieval import make_run
 
 queries, chunks, texts = h.queries, h.chunks, h.texts  # the shared setting of the cascade section above
@@ -389,8 +393,9 @@ print(f"k=5: {len(prompts)} prompts, real tokens median {pd.Series(true_tokens).
 
 # %%
 def routing_stats(k):
-    p = router.rag_prompts(queries, run, texts, k)
-    return router.routing_at_k(count_tokens(p), [router.chars_over_4(x) for x in p], WINDOW, COST)
+    tokens = count_tokens_of_parts(router.rag_prompt_parts(queries, run, texts, k))  # = count_tokens(prompts)
+    estimate = [router.chars_over_4(p) for p in router.rag_prompts(queries, run, texts, k)]
+    return router.routing_at_k(tokens, estimate, WINDOW, COST)
 
 
 by_k = pd.DataFrame({k: routing_stats(k) for k in (1, 3, 5, 10, 20)}).T.rename_axis("k")

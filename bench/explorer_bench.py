@@ -1,0 +1,88 @@
+"""Benchmark: how long each explorer takes to answer a control move, in the kernel (compute + render).
+
+Builds the explorers of chapters 01, 03, 04, 05, 07 and 09 on the handbook, warms each one on every state it will
+visit, then moves one control through a fixed path and times each update (``Explorer._update``: the pure
+function, its HTML or PNG, the widgets' new values). Prints the median and the slowest move per explorer,
+against issue 24's targets for the whole key-to-screen path in the browser (p50 <= 50 ms, max <= 100 ms): the
+kernel's part must sit well below them, since the browser adds a websocket round trip and the redraw. The
+browser tests print the measured end-to-end figure. Not a test: timings are printed, never asserted.
+
+    .venv/bin/python bench/explorer_bench.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from labkit import router, widgets
+from labkit.embeddings import count_tokens_of_parts
+from labkit.grid import ChunkGrid
+from labkit.retrieval import make_run
+from labkit.studies import handbook as hb
+from labkit.toys import ROUTER_COST, ROUTER_WINDOW
+from labkit.triage import extractive_traces
+
+
+def timed_moves(explorer, control: str, values, repeat: int = 3) -> tuple[list[float], list[float]]:
+    """Seconds per move of ``explorer.controls[control]`` through ``values``: the first visit of each value
+    (cold: nothing cached yet for it, as a learner's first move) and ``repeat`` revisits (warm)."""
+    box = explorer.controls[control]
+    cold, warm, seen = [], [], {box.value}
+    for _ in range(1 + repeat):
+        for v in values:
+            start = time.perf_counter()
+            box.value = v
+            (warm if v in seen else cold).append(time.perf_counter() - start)
+            seen.add(v)
+        box.value = values[0]
+    assert not explorer.message.value, f"{type(explorer).__name__}: {explorer.message.value}"
+    return cold, warm
+
+
+def ms(times: list[float], how) -> str:
+    return f"{1000 * how(times):8.1f}" if times else f"{'-':>8}"
+
+
+def main() -> None:
+    h = hb.handbook()
+    queries, texts = h.queries, h.texts
+    dev = [q for q in queries if q.split == "dev"]
+    runs = {"bm25": make_run(h.bm25, dev, 100), "dense": make_run(h.dense, dev, 100)}
+    groups = {q.qid: q.slice for q in queries}
+    deep = make_run(h.hybrid, queries, 20)
+
+    def routing_stats(k):
+        tokens = count_tokens_of_parts(router.rag_prompt_parts(queries, deep, texts, k))
+        est = [router.chars_over_4(p) for p in router.rag_prompts(queries, deep, texts, k)]
+        return router.routing_at_k(tokens, est, ROUTER_WINDOW, ROUTER_COST)
+
+    def extractive_at(k):
+        def reader(question, passages):
+            return passages[0] if passages else ""
+
+        return extractive_traces(queries, deep, texts, h.qrels, reader, {d: doc.text for d, doc in h.corpus.items()}, k)
+
+    questions = {q.qid: q.search_text for q in dev}
+    cases = {
+        "01 FusionExplorer (c)": (widgets.FusionExplorer(runs, h.qrels, groups, questions, texts=texts), "c",
+                                  [60, 100, 200, 100, 60, 30, 10]),
+        "03 MetricsPlayground (k)": (widgets.metrics_playground(), "k", [5, 6, 7, 6, 5, 4, 3]),
+        "04 CutoffExplorer (k)": (widgets.CutoffExplorer({"hybrid": deep}, h.qrels, groups), "k",
+                                  [5, 6, 7, 8, 7, 6, 5]),
+        "05 ChunkGridExplorer (size)": (widgets.ChunkGridExplorer(ChunkGrid(h.corpus, dev, ("bm25", "dense"))),
+                                        "size", [128, 256, 128, 64, 128]),
+        "07 TriageExplorer (k)": (widgets.TriageExplorer(extractive_at, k=3), "k", [3, 4, 5, 4, 3, 2, 1]),
+        "09 RoutingExplorer (k)": (widgets.RoutingExplorer(routing_stats, k=5), "k", [5, 6, 7, 8, 7, 6, 5]),
+    }  # fmt: skip
+    print("kernel side of one control move, ms (the browser targets for the whole path: p50 <= 50, max <= 100)")
+    print(f"{'explorer (control)':30} {'first visits':>22} {'revisits':>22}")
+    print(f"{'':30} {'n':>4} {'p50':>8} {'max':>8} {'n':>4} {'p50':>8} {'max':>8}")
+    for name, (explorer, control, values) in cases.items():
+        cold, warm = timed_moves(explorer, control, values)
+        print(f"{name:30} {len(cold):4d} {ms(cold, statistics.median)} {ms(cold, max)} "
+              f"{len(warm):4d} {ms(warm, statistics.median)} {ms(warm, max)}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

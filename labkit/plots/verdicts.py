@@ -1,0 +1,78 @@
+"""Judges against labels, and what a strategy costs for what it passes (chapters 06 and 09)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+from labkit.plots.figures import BLUE, GREY, ORANGE
+
+__all__ = ["plot_judges", "plot_cost_quality"]
+
+
+def _interval(text: str, where: str) -> tuple[float, float]:
+    """``"[0.62, 0.84]"`` (a judge report's interval column) as two numbers."""
+    try:
+        low, high = (float(x) for x in str(text).strip("[] ").split(","))
+    except ValueError as err:
+        raise ValueError(f"{where} must be an interval like '[0.62, 0.84]', got {text!r}") from err
+    return low, high
+
+
+def plot_judges(report, title: str | None = None) -> Figure:
+    """Each judge of a :func:`labkit.stats.judge_report` as a point at (TNR, TPR) with its two Wilson intervals
+    as a cross. The dashed diagonal is TPR + TNR = 1 (J = 0, a coin of any bias: the always-supported judge sits
+    at its end); a better judge sits further up and to the right of it, at the top right corner a perfect one."""
+    need = ["TPR", "TNR", "TPR 95%", "TNR 95%", "J"]
+    missing = [c for c in need if c not in getattr(report, "columns", ())]
+    if missing:
+        raise ValueError(f"report must be a stats.judge_report(...) table; it lacks {missing}")
+    if len(report) == 0:
+        raise ValueError("report has no judge to draw: pass a stats.judge_report(...) with at least one row")
+    fig, ax = plt.subplots(figsize=(5.2, 4.2))
+    ax.plot([0, 1], [1, 0], ls="--", color=GREY, lw=1)
+    ax.annotate("J = 0: no better than a coin", (0.52, 0.5), fontsize=7, color=GREY, rotation=-40)
+    for i, (name, row) in enumerate(report.iterrows()):
+        tpr, tnr = float(row["TPR"]), float(row["TNR"])
+        (tpr_lo, tpr_hi), (tnr_lo, tnr_hi) = (_interval(row[c], f"report[{c!r}] of {name!r}") for c in need[2:4])
+        colour = (BLUE, ORANGE, "#4c9a5b", "#8e5ea2", GREY)[i % 5]
+        ax.errorbar(tnr, tpr, xerr=[[tnr - tnr_lo], [tnr_hi - tnr]], yerr=[[tpr - tpr_lo], [tpr_hi - tpr]],
+                    fmt="o", color=colour, capsize=3, lw=1, label=f"{name} (J = {float(row['J']):.2f})")  # fmt: skip
+    ax.set_xlim(-0.03, 1.03)
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_xlabel("TNR: false claims it rejects")
+    ax.set_ylabel("TPR: true claims it accepts")
+    ax.set_title(title or "judges against the labels, Wilson 95% intervals", fontsize=10)
+    ax.legend(fontsize=7, frameon=False, loc="lower left")
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_cost_quality(
+    table, cost: str, rate: str = "pass rate", interval: str | Sequence[str] = ("low", "high"), title: str | None = None
+) -> Figure:
+    """One point per row of ``table`` (a strategy): its ``cost`` against its pass ``rate`` with the rate's
+    interval (``interval``: the two columns of its ends). Up is better, left is cheaper: a strategy below and to
+    the right of another is beaten on both."""
+    cols = [cost, rate, *interval]
+    missing = [c for c in cols if c not in getattr(table, "columns", ())]
+    if missing:
+        raise ValueError(f"table has no column(s) {missing}; it has {list(getattr(table, 'columns', []))}")
+    if len(table) == 0:
+        raise ValueError("table has no row to draw: one row per strategy")
+    fig, ax = plt.subplots(figsize=(5.2, 3.4))
+    for i, (name, row) in enumerate(table.iterrows()):
+        x, y, lo, hi = (float(row[c]) for c in cols)
+        ax.errorbar(x, y, yerr=[[y - lo], [hi - y]], fmt="o", color=(BLUE, ORANGE, "#4c9a5b", GREY)[i % 4], capsize=3)
+        ax.annotate(str(name), (x, y), xytext=(6, 4), textcoords="offset points", fontsize=8)
+    ax.set_xlabel(cost)
+    ax.set_ylabel(rate)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlim(left=0, right=max(float(v) for v in table[cost]) * 1.25)
+    ax.set_title(title or f"{rate} against {cost}, 95% intervals", fontsize=10)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig

@@ -1,0 +1,38 @@
+"""labkit.plots.verdicts: judges at (TNR, TPR) with their Wilson crosses; strategies at (cost, pass rate)."""
+
+import pandas as pd
+import pytest
+
+from labkit import plots, stats
+
+
+def _report():
+    table = pd.DataFrame({"truth": [True] * 6 + [False] * 4, "good": [True] * 5 + [False] * 5,
+                          "yes": [True] * 10})  # fmt: skip
+    return stats.judge_report(table, ["good", "yes"], truth="truth")
+
+
+def test_plot_judges_puts_each_judge_at_its_tnr_and_tpr_with_both_intervals():
+    report = _report()
+    fig = plots.plot_judges(report)
+    ax = fig.axes[0]
+    points = [tuple(line.get_xydata()[0]) for line in ax.lines if line.get_marker() == "o"]
+    assert points == [(report.loc["good", "TNR"], report.loc["good", "TPR"]), (0.0, 1.0)]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["good (J = 0.83)", "yes (J = 0.00)"]
+    caps = [c for c in ax.collections if len(c.get_segments()) == 1]  # one x and one y whisker per judge
+    lo, hi = (float(x) for x in report.loc["good", "TPR 95%"].strip("[]").split(","))
+    assert any(abs(seg[0][1] - lo) < 1e-9 and abs(seg[1][1] - hi) < 1e-9 for c in caps for seg in c.get_segments())
+    with pytest.raises(ValueError, match="lacks"):
+        plots.plot_judges(report.drop(columns="TPR 95%"))
+    with pytest.raises(ValueError, match="no judge to draw"):
+        plots.plot_judges(report.iloc[:0])
+
+
+def test_plot_cost_quality_draws_one_point_per_strategy_with_its_interval():
+    table = pd.DataFrame({"USD": [1.0, 3.0], "pass rate": [0.4, 0.7], "low": [0.3, 0.6], "high": [0.5, 0.8]},
+                         index=["small", "large"])  # fmt: skip
+    ax = plots.plot_cost_quality(table, "USD").axes[0]
+    assert [tuple(line.get_xydata()[0]) for line in ax.lines if line.get_marker() == "o"] == [(1.0, 0.4), (3.0, 0.7)]
+    assert [t.get_text() for t in ax.texts] == ["small", "large"]
+    with pytest.raises(ValueError, match=r"no column\(s\) \['cost'\]"):
+        plots.plot_cost_quality(table, "cost")
