@@ -54,6 +54,8 @@ __all__ = [
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MAX_LENGTH = 256
+PROGRESS_FROM = 256
+"""From this many texts on, ``MiniLM.encode(..., progress=True)`` shows a progress bar (seconds to minutes)."""
 DIM = 384
 
 
@@ -105,7 +107,9 @@ class MiniLM:
         self.session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self.batch_size = batch_size
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        """Unit-length embeddings of ``texts``; ``progress=True`` shows a progress bar when there are at least
+        :data:`PROGRESS_FROM` of them (a corpus, not a batch of queries)."""
         import numpy as np
 
         if isinstance(texts, str):
@@ -115,6 +119,11 @@ class MiniLM:
             if not isinstance(t, str) or not t.strip():
                 raise ValueError(f"texts[{i}] is empty or not a string: every text needs some words to embed")
         out = np.zeros((len(texts), DIM), dtype=np.float32)
+        bar = None
+        if progress and len(texts) >= PROGRESS_FROM:  # a new chunking: minutes on a laptop CPU: say how far
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(texts), desc=f"embedding {len(texts)} texts (cached afterwards)", unit="text")
         for start in range(0, len(texts), self.batch_size):
             batch = self.tokenizer.encode_batch(texts[start : start + self.batch_size])
             ids = np.array([e.ids for e in batch], dtype=np.int64)
@@ -124,6 +133,10 @@ class MiniLM:
             m = mask[..., None].astype(np.float32)
             pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
             out[start : start + len(batch)] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+            if bar is not None:
+                bar.update(len(batch))
+        if bar is not None:
+            bar.close()
         return out
 
 
@@ -220,7 +233,7 @@ def cached_embeddings(ids: Sequence[str], texts: Sequence[str], model: MiniLM | 
             vectors = _load(candidate / name, len(texts))
             if vectors is not None:
                 return vectors
-    vectors = (model or default_model()).encode(texts)
+    vectors = (model or default_model()).encode(texts, progress=True)  # a corpus not cached yet
     if folder is None or not _save(folder, name, vectors):
         _MEMORY[name] = vectors
     return vectors

@@ -468,7 +468,7 @@ def test_query_vectors_of_the_wrong_shape_are_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(embeddings, "cache_dir", lambda: tmp_path)  # never write a cache file into data/
 
     class Fake:
-        def encode(self, texts):
+        def encode(self, texts, progress=False):
             rng = np.random.default_rng(42)
             v = rng.normal(size=(len(texts), 8)).astype(np.float32)
             return v / np.linalg.norm(v, axis=1, keepdims=True)

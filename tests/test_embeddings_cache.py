@@ -23,7 +23,7 @@ class Counting:
     def __init__(self):
         self.embedded = 0
 
-    def encode(self, texts):
+    def encode(self, texts, progress=False):
         self.embedded += len(texts)
         rng = np.random.default_rng(len(texts))
         v = rng.normal(size=(len(texts), embeddings.DIM)).astype(np.float32)
@@ -172,3 +172,13 @@ def test_committed_caches_are_exactly_the_grid_chunkings():
             expected.add(embeddings.cache_name([c.id for c in chunks], [c.text for c in chunks]))
     present = {p.name for p in embeddings.committed_dir().glob("*.npy")}
     assert present == expected, f"stale: {sorted(present - expected)}; missing: {sorted(expected - present)}"
+
+
+def test_a_corpus_embedded_afresh_shows_progress_a_batch_of_queries_does_not(capsys):
+    from labkit.embeddings import PROGRESS_FROM, default_model
+
+    texts = [f"policy sentence number {i}" for i in range(PROGRESS_FROM)]
+    default_model().encode(texts)
+    assert "embedding" not in capsys.readouterr().err  # queries: no bar in a notebook's stored output
+    default_model().encode(texts, progress=True)
+    assert f"embedding {PROGRESS_FROM} texts" in capsys.readouterr().err

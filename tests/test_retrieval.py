@@ -67,7 +67,7 @@ def test_embedding_cache_means_a_second_run_embeds_nothing(tmp_path, monkeypatch
     class Counting:
         calls = 0
 
-        def encode(self, texts):
+        def encode(self, texts, progress=False):
             Counting.calls += 1
             return embeddings.default_model().encode(texts)
 

@@ -131,8 +131,9 @@ class FaithfulnessExplorer(Explorer):
         if not self._rows:
             raise ValueError("rows must hold at least one answered question")
         self._judges = dict(judges)
-        self.question = w.Dropdown(options=list(self._rows), value=qid or next(iter(self._rows)),
-                                   description="question", layout=LAYOUT, style=STYLE)  # fmt: skip
+        options = [(f"{q}: {str(r.get('question', ''))[:70]}", q) for q, r in self._rows.items()]  # id and text
+        self.question = w.Dropdown(options=options, value=qid or next(iter(self._rows)), description="question",
+                                   layout=w.Layout(width="640px"), style=STYLE)  # fmt: skip
         self.judge = w.Dropdown(options=list(self._judges), value=judge or next(iter(self._judges)),
                                 description="judge", layout=LAYOUT, style=STYLE)  # fmt: skip
         self.mode = w.ToggleButtons(options=["PASS/FAIL", "score"], value=mode, description="show",
