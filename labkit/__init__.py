@@ -76,6 +76,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from labkit import args
+
 __version__ = "0.1.0"
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,6 +125,7 @@ def setup(seed: int = SEED) -> None:
     import numpy as np
     import pandas as pd
 
+    seed = args.whole_number("seed", seed, minimum=0)
     random.seed(seed)
     np.random.seed(seed)  # noqa: NPY002 - for learners' own code that uses the legacy API
     pd.set_option("display.precision", 4)

@@ -140,6 +140,18 @@ def mapping(name: str, value: Any, example: str = "") -> Mapping:
     return value
 
 
+def ids_as_text(name: str, keys: Any) -> None:
+    """Keys that will be written as text (qids in a TREC file, say) must stay distinct as text: ``1`` and ``"1"``
+    are one query once written, so a mapping that holds both is refused, naming them."""
+    seen: dict[str, Any] = {}
+    for key in keys:
+        other = seen.setdefault(str(key), key)
+        if other is not key and other != key:
+            raise ValueError(
+                f"{name} holds both {other!r} and {key!r}, which are the same id as text: use one spelling"
+            )
+
+
 def ranking(name: str, value: Any, allow_empty: bool = True, example: str = "") -> list[str]:
     """A ranked list of ids: what :func:`strings` accepts, except a set, which has no order to rank by."""
     if isinstance(value, set | frozenset):

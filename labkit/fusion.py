@@ -243,6 +243,7 @@ def fuse_runs(
         raise ValueError("runs is empty: give e.g. [bm25_run, dense_run]")
     for i, run in enumerate(runs):
         args.mapping(f"runs[{i}]", run, example='{"q1": ["D7", "D2"]}')
+    args.ids_as_text("the runs' qids", [q for run in runs for q in run])
     w = check_weights(weights, len(runs))
     c = check_c(c)
     top_n = _check_top_n(top_n)

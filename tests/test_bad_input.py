@@ -14,12 +14,15 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import labkit
 from labkit import (
     check,
     chunking,
@@ -28,12 +31,16 @@ from labkit import (
     embeddings,
     fusion,
     grid,
+    llm,
+    metrics,
+    plots,
     positions,
     retrieval,
     router,
     text,
     trec,
     triage,
+    widgets,
 )
 from labkit.data import Query, Span
 
@@ -688,3 +695,34 @@ def test_priority_reads_a_pandas_row_as_well_as_a_dict():
     rows = pd.DataFrame([triage.triage([TRACE]), {"OK": 0, "GEN_FAIL": 1, "LUCKY": 0, "RET_FAIL": 3}])
     assert [triage.priority(row) for _, row in rows.iterrows()] == ["a tie - read the traces to decide", "retrieval"]
     raises_naming(lambda: triage.priority(pd.Series({"RET_FAIL": 1})), "GEN_FAIL")
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: fusion.fuse_runs([{1: ["a"]}, {"1": ["b"]}]), "holds both 1 and '1'"),
+        (lambda: llm.Replay("m", path="/no/such/cassette.jsonl"), "is not a cassette file"),
+        (lambda: widgets.metrics_playground(thr=5), "thr must be 1, 2 or 3"),
+    ],
+)
+def test_values_that_used_to_pass_silently_are_refused(call, words):
+    # issue 28: qids 1 and "1" became one query once written; a missing cassette was an empty replay; a
+    # threshold of 5 became the slider's 3
+    with pytest.raises(ValueError, match=re.escape(words)):
+        call()
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda: labkit.setup(seed=1.5), "seed must be"),
+        (lambda: metrics.evaluate({"q": ["a"]}, {}), "qrels is empty"),
+        (lambda: llm.Replay(llm.DEFAULT_MODEL)(None), "prompt must be the text to send"),
+        (lambda: widgets.MetricsPlayground(grades=()), "grades must hold at least one"),
+        (lambda: plots.plot_grid(pd.DataFrame({"a": [1.0]}), []), "columns must not be empty"),
+        (lambda: plots.plot_positions(pd.DataFrame()), "published must be load_reference"),
+    ],
+)  # fmt: skip
+def test_raw_errors_became_errors_that_name_the_argument(call, words):
+    with pytest.raises(ValueError, match=re.escape(words)):
+        call()

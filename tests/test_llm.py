@@ -69,6 +69,7 @@ def test_record_then_replay_offline(server, tmp_path):
 
 
 def test_missing_recording_says_how_to_record(tmp_path):
+    (tmp_path / "none.jsonl").touch()  # an empty cassette: nothing recorded yet
     with pytest.raises(llm.MissingRecording, match="LABKIT_LLM=record"):
         llm.Replay("tiny", tmp_path / "none.jsonl")("never recorded")
 
@@ -148,6 +149,7 @@ def test_a_damaged_cassette_names_file_and_line(tmp_path, content, message):
 
 
 def test_a_missing_recording_names_key_and_command(tmp_path):
+    (tmp_path / "none.jsonl").touch()
     with pytest.raises(llm.MissingRecording, match=r"key [0-9a-f]{24}.*make record NB="):
         llm.Replay("tiny", tmp_path / "none.jsonl")("never recorded", max_tokens=5)
 

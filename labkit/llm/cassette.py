@@ -65,6 +65,8 @@ def prompt_key(model: str, prompt: str, **options: Any) -> str:
 
     With no options the key is that of ``f"{model}\\0{prompt}"`` (the original format).
     """
+    if not isinstance(prompt, str):  # every client keys its requests here: one check for all of them
+        raise ValueError(f"prompt must be the text to send, a string; got {type(prompt).__name__} {prompt!r:.60}")
     opts = _options(**options)
     blob = f"{model}\0{prompt}"
     if opts:
@@ -124,12 +126,19 @@ class Replay:
 
     mode = "replay"
 
-    def __init__(self, model: str, path: str | Path | None = None):
+    def __init__(self, model: str, path: str | Path | None = None, must_exist: bool = True):
+        """``path``: a cassette other than ``data/llm/<model>.jsonl``; it must exist unless ``must_exist=False``
+        (a :class:`Recorder` starting a new cassette)."""
         if not isinstance(model, str) or not model.strip():
             raise ValueError(
                 "model must name the model whose recordings to replay, e.g. 'qwen2.5-coder-1.5b-instruct-q4_k_m'"
             )
         self.model = model
+        if (
+            path and must_exist and not Path(path).is_file()
+        ):  # an explicit cassette that is not there is a mistyped path
+            raise ValueError(f"path {str(path)!r} is not a cassette file: give an existing .jsonl, or leave path out "
+                             f"to replay data/llm/{model}.jsonl")  # fmt: skip
         self.path = Path(path) if path else cassette_path(model)
         self.rows = read_cassette(self.path)
 
@@ -184,7 +193,7 @@ class Recorder:
     def __init__(self, client: Any, path: str | Path | None = None):
         self.client = client
         self.model = client.model
-        self.replay = Replay(client.model, path)
+        self.replay = Replay(client.model, path, must_exist=False)
 
     def __repr__(self) -> str:
         return f"Recorder({self.client!r}, recordings={len(self.replay.rows)}, cassette={self.replay.path.name!r})"

@@ -195,6 +195,8 @@ def qrels_arrays(qrels: Any):
         g = numbers(_column_values(qrels[col]), "grade", Where(q, d), "qrels")
     elif isinstance(qrels, Mapping) and qrels and all(isinstance(j, Mapping) for j in qrels.values()):
         q, d, g = _flatten_dicts(qrels, "grade", "qrels")
+    elif isinstance(qrels, Mapping) and not qrels:
+        raise ValueError("qrels is empty: give each judged query its {doc: grade} dict, e.g. {'q1': {'d3': 2}}")
     elif isinstance(qrels, Mapping):
         bad = next(qid for qid, judged in qrels.items() if not isinstance(judged, Mapping))
         raise ValueError(f"qrels[{bad!r}] must be a {{doc: grade}} dict, got {type(qrels[bad]).__name__}")

@@ -303,6 +303,10 @@ def plot_triage_by_k(sweep, title: str | None = None) -> Figure:
 
 def plot_grid(table, columns: Sequence[str], title: str | None = None) -> Figure:
     """Heatmaps (size x overlap) of some columns of :meth:`labkit.grid.ChunkGrid.table`, values annotated."""
+    columns = args.strings("columns", columns, allow_empty=False, example='["ER@k bm25", "split rate"]')
+    unknown = [c for c in columns if c not in table.columns]
+    if unknown:
+        raise ValueError(f"columns names {unknown[0]!r}, which is not a column of the table ({list(table.columns)})")
     sizes = list(dict.fromkeys(table.index.get_level_values("size")))
     fig, axes = plt.subplots(1, len(columns), figsize=(3.4 * len(columns), 2.8), squeeze=False)
     for ax, col in zip(axes[0], columns, strict=True):
@@ -343,6 +347,10 @@ def plot_positions(
     drawn as error bars; ``baselines``: ``{label: accuracy in [0, 1]}`` drawn as horizontal dotted lines (our
     closed-book and oracle). ``title`` and ``xlabel`` name the right panel.
     """
+    need = {"model", "n_docs", "position", "accuracy"}
+    if not need <= set(getattr(published, "columns", ())):
+        raise ValueError("published must be load_reference('lost_in_the_middle_liu2024'): a table with columns "
+                         f"{sorted(need)}")  # fmt: skip
     rows = published[published.n_docs == n_docs]
     if rows.empty:
         raise ValueError(f"n_docs must be one of {sorted(set(published.n_docs))} (the published table), got {n_docs!r}")

@@ -90,10 +90,14 @@ class MetricsPlayground(Explorer):
         unretrieved: Sequence[float] = RUNNING_UNRETRIEVED,
         idcg: str = "retrieved",
     ):
+        if not len(grades):
+            raise ValueError("grades must hold at least one retrieved document's grade, e.g. (3, 0, 2, 1)")
         metrics.ranking_metrics(grades, k, thr, unretrieved, idcg)  # validate before building controls
         max_k = max(10, len(grades))
         if k > max_k:
             raise ValueError(f"k must be <= {max_k} in the playground (its slider stops there), got {k}")
+        if thr not in (1, 2, 3):  # the slider's range: any other value would be clamped without a word
+            raise ValueError(f"thr must be 1, 2 or 3 in the playground (the grades it shows), got {thr!r}")
         self.grades = w.Text(value=grades_text(grades), description="retrieved grades", layout=LAYOUT, style=STYLE)
         self.unretrieved = w.Text(value=grades_text(unretrieved), description="judged, not retrieved",
                                   layout=LAYOUT, style=STYLE)  # fmt: skip
