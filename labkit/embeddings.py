@@ -268,7 +268,7 @@ def count_tokens_of_parts(texts_as_parts: Sequence[Sequence[str]]) -> list[int]:
     whitespace, so a text's count is the sum of its parts' counts plus the two special tokens once, and each
     distinct part is tokenized once per process (09's explorer re-counts every prompt at each *k*)."""
     texts_as_parts = args.sequence("texts_as_parts", texts_as_parts, example='[["head", "[1] passage"]]')
-    parts = [_check_texts(list(p)) if not isinstance(p, str) else _check_texts(p) for p in texts_as_parts]
+    parts = [_check_texts(p) for p in texts_as_parts]  # a bare string is refused: parts come as a list
     new = sorted({p for ps in parts for p in ps} - _PART_TOKENS.keys())
     for part, n in zip(new, count_tokens(new) if new else [], strict=True):
         _PART_TOKENS[part] = n - 2
