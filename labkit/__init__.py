@@ -33,6 +33,7 @@ Judges — is a claim supported, is an answer right
 - ``faithfulness``          claims, a per-claim judge (model or lexical), PASS/FAIL, relevance (06)
 - ``correctness``           an answer against the reference: its key number, or the claim judge on the gold (04, 07-09)
 - ``calibration``           judges run over labelled claims: the verdict table, the confusion table (06)
+- ``construction``          claims whose label is known by construction: a number, unit or row changed on purpose (06)
 
 Generation — language models and what they read
 - ``llm``                   replayed / local / live / recording language-model client (00, 02, 04, 06-09)
@@ -47,7 +48,7 @@ Retrieval — indexes and searches
 
 Measures — pure computations on rankings, grades, verdicts and traces
 - ``metrics``               P@k, R@k, RR, hit, DCG, nDCG and a batch ``evaluate`` (03, 04)
-- ``stats``                 bootstrap and Wilson intervals, judge reports, the Rogan–Gladen correction (01-09)
+- ``stats``                 bootstrap and Wilson intervals, judge reports, the Rogan–Gladen correction, kappa (01-09)
 - ``fusion``                Reciprocal Rank Fusion, CombSUM (01)
 - ``triage``                the 2x2 of retrieval vs generation failures (07, 08)
 - ``router``                a model router evaluated as a retriever, the context-window filter (09)

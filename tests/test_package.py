@@ -33,7 +33,7 @@ PARTS = {  # bottom to top: a part may import itself and the parts before it, ne
     "Measures": {"metrics", "stats", "fusion", "triage", "router"},
     "Retrieval": {"embeddings", "retrieval", "grid"},
     "Generation": {"llm", "reader", "synth", "positions"},
-    "Judges": {"faithfulness", "correctness", "calibration"},
+    "Judges": {"faithfulness", "correctness", "calibration", "construction"},
     "Studies": {"studies", "studies.handbook", "studies.synth_data", "studies.faithfulness_data",
                 "studies.position_study", "studies.position_view", "studies.answers_data", "studies.cascade"},
     "Exercises": {"check", "exercises"},

@@ -181,6 +181,28 @@ def plan_06_judge_05() -> Iterator[Request]:
     yield from _plan_judge(llm.SMALL_MODEL)
 
 
+def _plan_construction(model: str) -> Iterator[Request]:
+    """Every claim labelled by construction (labkit.construction), judged against its context; the claims come
+    in context order, so consecutive requests share the rules and the context (llama.cpp reuses that prefix)."""
+    for row in fdata.constructed_claims():
+        yield Request(
+            model,
+            faithfulness.judge_prompt(row["context"], row["claim"]),
+            faithfulness.JUDGE_SCHEMA,
+            faithfulness.JUDGE_MAX_TOKENS,
+            30,
+            True,
+        )
+
+
+def plan_06_construction_15() -> Iterator[Request]:
+    yield from _plan_construction(llm.DEFAULT_MODEL)
+
+
+def plan_06_construction_05() -> Iterator[Request]:
+    yield from _plan_construction(llm.SMALL_MODEL)
+
+
 def plan_06_relevance() -> Iterator[Request]:
     """The model relevance judge, for the dev split's recorded answers (1.5B)."""
     from labkit.studies.faithfulness_data import answered
@@ -347,6 +369,8 @@ PLANS = {
     "06-judge-1.5b": plan_06_judge_15,
     "06-judge-0.5b": plan_06_judge_05,
     "06-relevance": plan_06_relevance,
+    "06-construction-1.5b": plan_06_construction_15,
+    "06-construction-0.5b": plan_06_construction_05,
     "06-atomic": plan_06_atomic,
     "02-easy": plan_02_easy,
     "02-hard": plan_02_hard,

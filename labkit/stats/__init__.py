@@ -1,4 +1,4 @@
-"""How far a number can be trusted, and what two numbers' difference says: one namespace, three modules.
+"""How far a number can be trusted, and what two numbers' difference says: one namespace, four modules.
 
 Taught in 03_metrics_by_hand (intervals, comparisons, the rules they come with) and 06_faithfulness (judges);
 used by every chapter that reports a figure per slice or compares two systems.
@@ -10,12 +10,15 @@ used by every chapter that reports a figure per slice or compares two systems.
   test for "A suffers more than B".
 - :mod:`labkit.stats.judges` — a judge against reference labels (TPR, TNR, J with intervals) and the pass
   rate corrected for its errors (Rogan–Gladen).
+- :mod:`labkit.stats.agreement` — raters against each other: Cohen's kappa (weighted for ordered labels) with
+  intervals, Fleiss' kappa and the majority labels of a class.
 
 Every function is ``stats.<name>``.
 """
 
 from __future__ import annotations
 
-from labkit.stats.compare import *  # noqa: F403 - the facade: every function is ``stats.<name>``
+from labkit.stats.agreement import *  # noqa: F403 - the facade: every function is ``stats.<name>``
+from labkit.stats.compare import *  # noqa: F403
 from labkit.stats.intervals import *  # noqa: F403
 from labkit.stats.judges import *  # noqa: F403

@@ -10,12 +10,12 @@ import json
 from collections.abc import Iterator
 from functools import lru_cache
 
-from labkit import SEED, data_dir, llm
+from labkit import SEED, construction, data_dir, llm
 from labkit import reader as rd
 from labkit.studies import handbook as hb
 from labkit.text import numbers
 
-__all__ = ["context_text", "answered", "swap_sample", "labelled_claims", "LABELS_FILE"]
+__all__ = ["context_text", "answered", "swap_sample", "labelled_claims", "constructed_claims", "LABELS_FILE"]
 
 LABELS_FILE = "faithfulness/labels.jsonl"
 N_SWAP = 50
@@ -78,6 +78,45 @@ def swap_sample(n: int = N_SWAP, seed: int = SEED) -> list[tuple]:
                     out.append((q, partner.qid))
                     break
     return out
+
+
+CONSTRUCTED_QUOTAS = {"kept": 130, "table-kept": 70, "number": 45, "unit": 35, "swap": 45, "negation": 40,
+                      "added": 35, "reference-number": 20}  # fmt: skip
+"""How many claims each operation contributes: 200 supported, 220 not supported, on the reader sample's contexts."""
+
+
+@lru_cache(maxsize=1)
+def _constructed() -> tuple[dict, ...]:
+    import numpy as np
+
+    h, sample, ctx = _setting()
+    rng = np.random.default_rng(SEED)
+    pool = [(doc, s) for doc in sorted(h.corpus) for s in construction.sentences(h.corpus[doc].text)]
+    pool = [pool[i] for i in rng.permutation(len(pool))]
+    candidates, by_qid = {}, {}
+    for q in sample:
+        docs = {c.split("#")[0] for c in ctx[q.qid]}
+        departments = {d.split("-")[0] for d in docs}
+        # added clauses come from the context's departments first: plausible there, and still not in the context
+        elsewhere = [s for doc, s in pool if doc not in docs and doc.split("-")[0] in departments]
+        passages = [h.texts[c] for c in ctx[q.qid]]
+        candidates[q.qid] = construction.claims_for_context(passages, rng, elsewhere, reference=q.answer)
+        by_qid[q.qid] = (q, context_text(passages))
+    picked = construction.balanced(candidates, CONSTRUCTED_QUOTAS, rng)
+    rows = []
+    for i, (qid, c) in enumerate(picked, start=1):
+        q, context = by_qid[qid]
+        rows.append({"id": f"cc-{i:04d}", "qid": qid, "split": q.split, **c.as_dict(), "context": context})
+    return tuple(rows)
+
+
+def constructed_claims() -> list[dict]:
+    """Claims labelled by construction (:mod:`labkit.construction`) on the contexts the reader saw: ``id``,
+    ``qid``, ``split`` (the question's), ``claim``, ``operation``, ``label``, ``source``, ``detail``, ``context``.
+
+    Made afresh, deterministically, from the handbook and the seed; nothing is stored, so nothing can drift.
+    """
+    return [dict(r) for r in _constructed()]
 
 
 def labelled_claims(path=None) -> list[dict]:
