@@ -43,7 +43,8 @@ unit: $(STAMP)
 # (tools/make_student.py --nbval): its stored outputs and the student checks' "not answered yet" are compared.
 nbval: $(STAMP)
 	$(BIN)/python tools/make_student.py --nbval --out build/nbval
-	$(BIN)/python -m pytest -q --nbval build/nbval --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
+	rm -rf build/nbval-labels && mkdir -p build/nbval-labels
+	LABKIT_LABELS=build/nbval-labels $(BIN)/python -m pytest -q --nbval build/nbval --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
 
 browser: $(STAMP)
 	$(BIN)/python -m pytest -q -m browser tests --durations=12

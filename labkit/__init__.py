@@ -5,7 +5,10 @@ below it and never one above (``tests/test_package.py`` holds the same sets and 
 functions included); the UI never imports Generation (a widget shows what a chapter computed, it never calls a
 model). To change one chapter's lesson, open its judge or measure module, its study module and its widget.
 
-UI — draw and interact (the only modules that import matplotlib and ipywidgets)
+Commands — ``python -m labkit ...``
+- ``__main__``              ``labels merge``: a class's label files, their agreement and majority
+
+UI — draw and interact (the only modules that import matplotlib, ipywidgets and anywidget)
 - ``plots``                 figures from plain arguments, one function per figure, one namespace
 - ``plots.figures``         retrieval and answers per slice, k and position (00 to 05, 07)
 - ``plots.verdicts``        judges against labels, cost against pass rate (06, 09)
@@ -14,6 +17,7 @@ UI — draw and interact (the only modules that import matplotlib and ipywidgets
 - ``widgets.rankings``      rankings and their metrics (01, 03, 04, 05)
 - ``widgets.answers``       generated questions, judged claims, what answers cost (02, 06, 09)
 - ``widgets.traces``        a reader's answers trace by trace (04, 07, 08)
+- ``widgets.labelling``     the learner labels items with the keyboard, into their own label store (02, 06, 07)
 
 Exercises — self-checks
 - ``check``                 ``check.exercise("3.2", answer)``: not answered yet / correct / a hint
@@ -28,6 +32,7 @@ Studies — the chapters' recorded experiments and their shared setting
 - ``studies.position_view`` 04: one question of the position study, for reading
 - ``studies.answers_data``  07-09: the reader's recorded answers and their correctness labels
 - ``studies.cascade``       09: the small model first, the large one when its answer fails a check
+- ``studies.labelling``     02, 06, 07: what the learner labels; their labels or the reference, said which
 
 Judges — is a claim supported, is an answer right
 - ``faithfulness``          claims, a per-claim judge (model or lexical), PASS/FAIL, relevance (06)
@@ -57,6 +62,7 @@ Data — what ``data/`` holds, and the source's toys
 - ``data``                  the handbook corpus and labelled queries, published tables
 - ``trec``                  TREC qrels and run files, read and written as trec_eval reads them (03)
 - ``toys``                  the source chapter's toy inputs, typed once
+- ``labels``                the learner's own labels: a label set, an append-only store in the user cache (02, 06, 07)
 
 Text — words, offsets, chunks
 - ``text``                  words with character offsets, numbers, Jaccard (02, 05)

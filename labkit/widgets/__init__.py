@@ -13,14 +13,16 @@ HTML of any state without a browser.
 - :mod:`labkit.widgets.answers`: generated questions, judged claims and what answers cost (02 synthetic sets,
   06 faithfulness, 09 routing and cascade);
 - :mod:`labkit.widgets.traces`: a reader's answers trace by trace (04 position study, 07 triage, 08 triage per
-  slice).
+  slice);
+- :mod:`labkit.widgets.labelling`: the learner labels items with the keyboard (02 realism, 06 claims, 07 answers).
 """
 
 from __future__ import annotations
 
-from labkit.widgets import answers, rankings, traces
+from labkit.widgets import answers, labelling, rankings, traces
 from labkit.widgets.answers import *  # noqa: F403 - the facade: every explorer is ``widgets.<Name>``
+from labkit.widgets.labelling import *  # noqa: F403
 from labkit.widgets.rankings import *  # noqa: F403
 from labkit.widgets.traces import *  # noqa: F403
 
-__all__ = [*rankings.__all__, *answers.__all__, *traces.__all__]
+__all__ = [*rankings.__all__, *answers.__all__, *traces.__all__, *labelling.__all__]

@@ -1,0 +1,95 @@
+"""``python -m labkit``: the workbook's commands for instructors and practitioners.
+
+    python -m labkit labels merge ana.jsonl bo.jsonl cy.jsonl            # a class's label files, together
+    python -m labkit labels merge *.jsonl --out majority.jsonl           # ... and the majority labels as a file
+
+``labels merge`` reads each learner's label file (``<user cache>/labels/<set id>.jsonl``, shared by the learners),
+refuses files of different label sets, and prints the raters, Fleiss' kappa on the items everyone labelled, the
+items the class disagrees on most, and ties. ``--out`` writes the majority labels as a label file of the same set
+(rater ``majority``), which a chapter reads like any learner's file. Nothing is written anywhere else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from labkit import stats
+from labkit.labels import LabelSet, history
+from labkit.studies import labelling
+
+__all__ = ["main", "merge"]
+
+KNOWN = {"06-claims": labelling.claims_set, "07-answers": labelling.answers_set, "02-realism": labelling.realism_set}
+"""The chapters' label sets: a file of one of these is checked item by item against it."""
+
+
+def merge(paths: list[Path], out: Path | None = None, show: int = 10) -> dict:
+    """Merge label files of one label set; print the report; return :func:`labkit.stats.class_agreement`'s dict."""
+    if len(paths) < 2:
+        raise ValueError(f"merge needs at least 2 label files, got {len(paths)}")
+    by_rater: dict[str, dict] = {}
+    set_ids = {}
+    for path in paths:
+        if not path.is_file():
+            raise ValueError(f"{path} is not a file: give the learners' label files (<set id>.jsonl)")
+        rows = history(path)
+        if not rows:
+            raise ValueError(f"{path} holds no labels")
+        ids = {r["set"] for r in rows}
+        if len(ids) != 1:
+            raise ValueError(f"{path} mixes label sets {sorted(ids)}")
+        set_ids[path] = ids.pop()
+    if len(set(set_ids.values())) != 1:
+        listing = ", ".join(f"{p.name}: {s}" for p, s in set_ids.items())
+        raise ValueError(f"these files belong to different label sets ({listing}); merge one set at a time")
+    set_id = next(iter(set_ids.values()))
+    label_set: LabelSet | None = KNOWN[set_id]()[0] if set_id in KNOWN else None
+    for path in paths:
+        rows = history(path, label_set)  # checked item by item when the set is known
+        rater = path.parent.name if path.stem == set_id else path.stem  # ana/06-claims.jsonl -> "ana"
+        if rater in by_rater:
+            rater = str(path)
+        newest: dict = {}
+        for r in rows:
+            newest[r["item"]] = r["label"]
+        by_rater[rater] = {i: v for i, v in newest.items() if v is not None}
+    result = stats.class_agreement(by_rater, label_set.labels if label_set else None)
+    fleiss = "n/a (no item labelled by everyone)" if result["fleiss"] is None else f"{result['fleiss']:.3f}"
+    print(f"label set {set_id}: {len(result['raters'])} raters ({', '.join(result['raters'])})")
+    print(f"items labelled by everyone: {len(result['items'])}; by some only: {result['partial']}")
+    print(f"Fleiss' kappa on the items labelled by everyone: {fleiss}")
+    print(f"the {min(show, len(result['per_item']))} items the class agrees on least:")
+    for row in result["per_item"][:show]:
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(row["labels"].items()))
+        print(f"  {row['item']:>14}  {counts}  (top share {row['top_share']:.2f}, {row['raters']} raters)")
+    print(f"ties (no majority, left out of the majority file): {len(result['ties'])}")
+    if out is not None:
+        lines = [json.dumps({"set": set_id, "item": i, "label": v, "rater": "majority"})
+                 for i, v in sorted(result["majority"].items()) if v is not None]  # fmt: skip
+        out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        print(f"majority labels of {len(lines)} items written to {out}")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m labkit", description="The workbook's commands.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    labels = sub.add_parser("labels", help="learners' label files").add_subparsers(dest="action", required=True)
+    m = labels.add_parser("merge", help="a class's label files of one set: agreement, disagreements, majority")
+    m.add_argument("files", nargs="+", type=Path)
+    m.add_argument("--out", type=Path, default=None, help="write the majority labels here (a label file)")
+    m.add_argument("--show", type=int, default=10, help="how many least-agreed items to print")
+    ns = parser.parse_args(argv)
+    try:
+        merge(ns.files, ns.out, ns.show)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

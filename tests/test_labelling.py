@@ -1,0 +1,70 @@
+"""The labelling widget without a browser: what each key does, and that every label reaches the store."""
+
+import pytest
+
+from labkit import labels as lb
+from labkit.widgets import labelling
+
+SET = lb.LabelSet("t-claims", ("supported", "unsupported", "contradicted"), ("a", "b", "c", "d"))
+
+
+def _labeller(tmp_path, target=3):
+    store = lb.LabelStore(SET, tmp_path / "t.jsonl")
+    return labelling.Labeller(SET, lambda i: f"<p>item {i}</p>", store, target=target), store
+
+
+def test_keys_label_skip_back_and_undo(tmp_path):
+    w, store = _labeller(tmp_path)
+    assert w.current == "a" and w.progress.startswith("0 of 3 labelled · item 1 of 4")
+    assert w.buttons == [["s", "supported"], ["u", "unsupported"], ["c", "contradicted"]]
+    w.press("s")
+    assert store.labels() == {"a": "supported"} and w.current == "b" and "saved: a = supported" in w.message
+    w.press("n")
+    assert w.current == "c"
+    w.press("u")
+    assert w.current == "d" and store.labels() == {"a": "supported", "c": "unsupported"}
+    w.press("z")
+    assert w.current == "c" and store.labels() == {"a": "supported"} and "undone" in w.message
+    w.press("b")
+    assert w.current == "b"
+    w.press("q")
+    assert "s = supported" in w.message and w.current == "b"
+    assert w.view == "<p>item b</p>"
+
+
+def test_a_new_labeller_starts_at_the_first_unlabelled_item_and_counts_past_the_target(tmp_path):
+    w, store = _labeller(tmp_path, target=2)
+    for key in "ssc":
+        w.press(key)
+    again = labelling.Labeller(SET, lambda i: i, store, target=2)
+    assert again.current == "d"
+    assert again.progress.startswith("2 of 2 labelled (+1 more)")
+
+
+def test_undo_with_nothing_to_undo_says_so(tmp_path):
+    w, store = _labeller(tmp_path)
+    w.press("z")
+    assert "nothing to undo" in w.message and store.labels() == {}
+
+
+def test_renderers_escape_and_mark_the_claims_numbers_in_the_context():
+    out = labelling.claim_html(
+        "How long?", "File within <45> days (ERR-4031).", "File within 30 days. Code ERR-4031; 45 x."
+    )
+    assert "&lt;45&gt;" in out
+    assert "<mark>ERR-4031</mark>" in out and "<mark>45</mark>" in out and "<mark>30</mark>" not in out
+    assert "(empty)" in labelling.answer_html("q?", "", "ref")
+    assert "lk-lab-question" in labelling.question_html("wfh tmrw?", "1 = unusable ... 5 = real")
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda s: labelling.Labeller(SET, lambda i: i, s, target=9), "target"),
+        (lambda s: labelling.Labeller(SET, "not callable", s), "render"),
+        (lambda s: labelling.Labeller(lb.LabelSet("x", ("right", "wrong"), ("a",)), lambda i: i, s), "same label_set"),
+    ],
+)
+def test_bad_input_names_the_argument(tmp_path, make, match):
+    with pytest.raises(ValueError, match=match):
+        make(lb.LabelStore(SET, tmp_path / "t.jsonl"))
