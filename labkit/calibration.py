@@ -16,9 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from labkit import args
+from labkit.construction import LABEL_OF
 from labkit.faithfulness import VERDICTS, Verdict
+from labkit.stats import fmt_ci, wilson
 
-__all__ = ["verdict_table", "confusion"]
+__all__ = ["verdict_table", "confusion", "by_operation"]
 
 
 def verdict_table(labels: Sequence[Mapping[str, Any]], judges: Mapping[str, Callable[[str, str], Verdict]]):
@@ -57,3 +59,26 @@ def confusion(table, judge: str):
         .rename_axis(index="reference label", columns=f"{judge} says")
         .astype(int)
     )
+
+
+def by_operation(table, judges: Sequence[str]):
+    """Per operation of :mod:`labkit.construction` (rows) and judge (columns): the share the judge gets right,
+    with its Wilson 95% interval. For the operations that keep a claim true it is the share called *supported*
+    (the judge's TPR on them); for the others the share *not* called supported (its TNR on them). ``n`` is the
+    claims of each operation; the last row, ``all altered``, pools the operations that make a claim false."""
+    import pandas as pd
+
+    for name in ("operation", "label", *judges):
+        if name not in getattr(table, "columns", ()):
+            raise ValueError(f"table needs a column {name!r} (a verdict_table of constructed claims)")
+    rows = {}
+    groups = [(op, table[table["operation"] == op]) for op in LABEL_OF if (table["operation"] == op).any()]
+    groups.append(("all altered", table[table["label"] != "supported"]))
+    for op, part in groups:
+        keep = LABEL_OF.get(op) == "supported"
+        row = {"n": len(part), "reads as": "TPR" if keep else "TNR"}
+        for judge in judges:
+            right = int(((part[judge] == "supported") == keep).sum())
+            row[judge] = fmt_ci(*wilson(right, len(part)), digits=2)
+        rows[op] = row
+    return pd.DataFrame(rows).T.rename_axis("operation")

@@ -5,7 +5,7 @@ Taught in ``05_chunk_grid``.
 For every configuration the corpus is chunked again, the retriever is rebuilt
 on those chunks, and the gold labels are *remapped* from the queries'
 character spans (:func:`labkit.chunking.spans_to_qrels`), so no query is ever
-relabelled by hand. Next to Recall@k and nDCG@k per slice, each configuration
+relabelled by a rater. Next to Recall@k and nDCG@k per slice, each configuration
 reports what it costs: chunks, words indexed relative to the corpus (overlap
 indexes some words twice), words the reader must read for ``k`` chunks, and
 the split rate on the real gold spans. :meth:`ChunkGrid.per_query` keeps the values per query, for

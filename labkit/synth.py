@@ -8,7 +8,7 @@ Taught in 02_synthetic_hard_questions.
    never a guessed span.
 2. :func:`similar_chunks` finds the chunks most like a target (word Jaccard, or embedding cosine), and
    :func:`hard_qa` asks for a question only the target answers that borrows the distractors' vocabulary.
-3. :func:`rate_realism` rates questions 1–5 with a few-shot prompt built from hand-rated examples, and
+3. :func:`rate_realism` rates questions 1–5 with a few-shot prompt built from rater-rated examples, and
    :func:`filter_realistic` keeps those at or above a threshold. A 1–5 scale is fine for culling; a system's
    error *rate* needs binary labels (chapter 06).
 """
@@ -263,7 +263,7 @@ QUESTION: {question}"""
 
 
 def realism_prompt(question: str, examples: Sequence[Mapping[str, Any]]) -> str:
-    """The few-shot rating prompt: the rubric, the hand-rated ``examples`` (question, rating), the question."""
+    """The few-shot rating prompt: the rubric, the rater-rated ``examples`` (question, rating), the question."""
     question = args.text("question", question)
     examples = args.sequence("examples", examples, allow_empty=False)
     lines = []

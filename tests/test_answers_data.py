@@ -24,7 +24,10 @@ def test_every_handbook_query_has_a_recorded_1_5b_answer_and_exactly_one_label(a
     assert sorted(mine["qid"]) == sorted(answers_15["qid"])
     assert set(labels["label"]) <= set(answers_data.LABELS) and labels["why"].str.len().min() > 10
     second = answers_data.second_rater()
-    assert len(second) == 60 and set(second["qid"]) <= set(mine["qid"])
+    assert second.groupby("model").size().to_dict() == {llm.DEFAULT_MODEL: 60, llm.SMALL_MODEL: 60}
+    assert set(second.loc[second["model"] == llm.DEFAULT_MODEL, "qid"]) <= set(mine["qid"])
+    small = labels[labels["model"] == llm.SMALL_MODEL]
+    assert set(second.loc[second["model"] == llm.SMALL_MODEL, "qid"]) <= set(small["qid"])
     assert (answers_15["prompt tokens"] > 0).all() and (answers_15["seconds"] > 0).all()
 
 
@@ -65,23 +68,23 @@ def test_labels_file_problems_name_the_line(tmp_path):
 def test_rule_report_counts_tpr_tnr_and_leaves_out_what_a_rule_cannot_judge():
     table = pd.DataFrame(
         {
-            "hand label": [True, True, True, False, False, True],
+            "rater label": [True, True, True, False, False, True],
             "rule": [True, False, True, False, True, None],
         }
     )
-    row = stats.judge_report(table, ["rule"], truth="hand label", missing="skip").loc["rule"]
+    row = stats.judge_report(table, ["rule"], truth="rater label", missing="skip").loc["rule"]
     assert row.judged == 5 and row["left out"] == 1
     assert row.TPR == pytest.approx(2 / 3) and row.TNR == pytest.approx(1 / 2)
     assert row.accuracy == pytest.approx(3 / 5) and row["says pass"] == pytest.approx(3 / 5)
     with pytest.raises(ValueError, match="not a column"):
-        stats.judge_report(table, ["judge"], truth="hand label")
+        stats.judge_report(table, ["judge"], truth="rater label")
     with pytest.raises(ValueError, match="both passes and fails"):
-        stats.judge_report(table.assign(**{"hand label": True}), ["rule"], truth="hand label", missing="skip")
+        stats.judge_report(table.assign(**{"rater label": True}), ["rule"], truth="rater label", missing="skip")
     with pytest.raises(ValueError, match="truth names 'truth'"):
         stats.judge_report(table, ["rule"], truth="truth")
     with pytest.raises(ValueError, match="missing must be one of"):
-        stats.judge_report(table, ["rule"], truth="hand label", missing="drop")
-    with_error = stats.judge_report(table, ["rule"], truth="hand label").loc["rule"]  # None fails the item
+        stats.judge_report(table, ["rule"], truth="rater label", missing="drop")
+    with_error = stats.judge_report(table, ["rule"], truth="rater label").loc["rule"]  # None fails the item
     assert with_error.judged == 6 and with_error.errors == 1 and with_error.TPR == pytest.approx(2 / 4)
 
 
@@ -94,13 +97,13 @@ def test_label_sheet_gives_the_rater_the_reference_gold_spans_and_answer(answers
 
 
 MODEL_TRACE = {"qid": "q1", "question": "How long?", "gold": ["a"], "retrieved": ["b", "c"], "answer_pass": True,
-               "gold_spans": ["ten days"], "answer": "Ten days.", "reference": "10 days.", "judged_by": "hand label",
+               "gold_spans": ["ten days"], "answer": "Ten days.", "reference": "10 days.", "judged_by": "rater label",
                "why": "States 10 days."}  # fmt: skip
 
 
 def test_a_model_trace_shows_its_reference_and_verdict_in_the_drill_down_and_the_widget():
     d = triage.drill_down(MODEL_TRACE, 2)
-    assert d["cell"] == "LUCKY" and d["reference"] == "10 days." and d["judged_by"] == "hand label"
+    assert d["cell"] == "LUCKY" and d["reference"] == "10 days." and d["judged_by"] == "rater label"
     assert triage.drill_down({k: v for k, v in MODEL_TRACE.items() if k != "why"}, 2)["why"] == ""
 
     def traces_for(k, reader):
@@ -111,7 +114,7 @@ def test_a_model_trace_shows_its_reference_and_verdict_in_the_drill_down_and_the
     ex = widgets.TriageExplorer(traces_for, k=2, max_k=3, readers=["model", "control"])
     shown = ex.html_for(cell="LUCKY")["examples"]
     assert '<q class="lk-reference">10 days.</q>' in shown
-    assert 'hand label: <b class="lk-verdict">pass</b> (States 10 days.)' in shown
+    assert 'rater label: <b class="lk-verdict">pass</b> (States 10 days.)' in shown
     assert ex.result["reader"] == "model" and ex.result["counts"]["LUCKY"] == 1
     ex.k.value = 3
     assert "recorded at k = 2 only" in ex.message.value and ex.result["error"].startswith("ValueError")

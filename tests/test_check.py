@@ -132,7 +132,7 @@ CASES = {
     "7.2": (7, 6, {"sweep": SWEEP}),
     "7.3": (0, 1, {}),  # every toy's gold chunk is at rank 1 or absent: k=1 changes no cell
     "7.4": ("Hard", "easy", {"definition_gap": pd.Series({"easy": 1, "hard": 21, "real": 5})}),
-    "7.5": ("higher", "lower", {"gen_fail_share": pd.Series({"hand label": 0.227, "reference number": 0.264})}),
+    "7.5": ("higher", "lower", {"gen_fail_share": pd.Series({"rater label": 0.227, "reference number": 0.264})}),
     "8.1": (0.454, 0.9, {"scorecard": _by_slice("R@3", {"bm25": 0.31, "hybrid": 0.4541})}),
     "8.2": (0.625, 0.9, {"rewrite_table": REWRITES}),
     "8.3": (0.333, 0.5, {"by_kind": BY_KIND}),

@@ -68,3 +68,11 @@ def test_renderers_escape_and_mark_the_claims_numbers_in_the_context():
 def test_bad_input_names_the_argument(tmp_path, make, match):
     with pytest.raises(ValueError, match=match):
         make(lb.LabelStore(SET, tmp_path / "t.jsonl"))
+
+
+def test_before_its_cell_runs_the_labeller_shows_a_line_and_the_first_item(tmp_path):
+    w, _ = _labeller(tmp_path)
+    bundle = w._repr_mimebundle_()
+    bundle = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert "Run this cell" in bundle["text/html"] and "<p>item a</p>" in bundle["text/html"]
+    assert "Labeller(" not in bundle["text/plain"]

@@ -54,7 +54,7 @@ CHAPTERS = [
             "*c* and weights, a question box", "ready"),
     Chapter("02_synthetic_hard_questions", "Synthetic and hard questions", "generate, make hard, filter",
             "generate → make hard → filter with a local 1.5B model: 174 generated questions located as spans (every "
-            "drop counted), a hand audit of their labels, recall against hand-written and real questions, the "
+            "drop counted), a rater audit of their labels, recall against hand-written and real questions, the "
             "realism rater measured on held-out ratings; a threshold × method × retriever explorer", "ready"),
     Chapter("03_metrics_by_hand", "Metrics by hand", "P@k, R@k, RR, DCG, nDCG, thresholds, which metric when",
             "P@k, R@k, RR, DCG, nDCG (two IDCG conventions), thresholds, the X/Y trap, which metric when; a "
@@ -72,20 +72,20 @@ CHAPTERS = [
             "sliders for size, overlap, k", "ready"),
     Chapter("06_faithfulness", "Faithfulness", "claims, a per-claim judge, calibration, context swapping",
             "the source's leave example; a local 1.5B reader's answers to 120 handbook questions, split into claims; "
-            "five judges (1.5B, 1.5B + quote guard, 0.5B, lexical, always-supported) against hand labels: TPR/TNR "
+            "five judges (1.5B, 1.5B + quote guard, 0.5B, lexical, always-supported) against rater labels: TPR/TNR "
             "with intervals, chosen on dev, reported on test; the Rogan–Gladen correction checked against the "
             "labelled truth; relevance in code and by a model; context swapping, lenient vs strict prompt; a "
             "question × judge explorer", "ready"),
     Chapter("07_triage", "Triage", "retrieval failure or generation failure: the 2x2",
             "the 2×2 (OK / GEN_FAIL / LUCKY / RET_FAIL) on the seed's traces and on the local 1.5B's answers to "
-            "every handbook query, hand-labelled right or wrong; two cheap correctness rules measured against the "
+            "every handbook query, rater-labelled right or wrong; two cheap correctness rules measured against the "
             "labels (TPR/TNR) and how they move the cells; what LUCKY holds; k = 3 vs 5 for the model and every k "
             "for an extractive control; a reader × check × k explorer with the drill-down", "ready"),
     Chapter("08_case_study", "Case study", "the internal-docs bot end to end: easy vs hard vs real",
             "the internal-docs bot end to end: the 7.12 workflow on the handbook, retrieval per slice at the "
             "reader's k, every pitfall of 7.11 measured (synthetic-vs-real gap, wrong k, hit rate vs all the "
             "evidence for multi-hop questions, follow-ups without query rewriting, chunking), answers scored and "
-            "triaged separately with the local 1.5B reader and hand labels, the checklist filled in; a slice × "
+            "triaged separately with the local 1.5B reader and rater labels, the checklist filled in; a slice × "
             "cell triage explorer", "ready"),
     Chapter("09_router_eval", "Router evaluation", "a model router evaluated as a retriever",
             "a router as a retriever over models (the seed's MRR / Hit@1 / nDCG@3 / cascade-regret table); a real "

@@ -146,7 +146,7 @@ def plan_06_toy() -> Iterator[Request]:
 
 
 def _claims_to_judge() -> Iterator[tuple[str, str]]:
-    """(context, claim) for every claim of every recorded answer and every hand-labelled claim, grouped by
+    """(context, claim) for every claim of every recorded answer and every rater-labelled claim, grouped by
     context so that consecutive requests share the judge's rules and context (llama.cpp reuses that prefix)."""
     from labkit.studies.faithfulness_data import answered, labelled_claims
 
@@ -252,7 +252,7 @@ def plan_02_hard() -> Iterator[Request]:
 
 
 def plan_02_realism() -> Iterator[Request]:
-    """The few-shot rater on the held-out hand-rated questions, then on every generated question."""
+    """The few-shot rater on the held-out rater-rated questions, then on every generated question."""
     from labkit import synth
     from labkit.studies.synth_data import generated, realism_labels
 
@@ -322,7 +322,7 @@ def plan_07_answers() -> Iterator[Request]:
 
 def plan_07_sweep() -> Iterator[Request]:
     """The 1.5B reader at k = 5 on the questions of 06's 120-question sample that the reference-number rule can
-    judge (k = 3 is 07-answers): answers_data.sweep_questions; their answers are hand-labelled as well."""
+    judge (k = 3 is 07-answers): answers_data.sweep_questions; their answers are rater-labelled as well."""
     from labkit.studies.answers_data import SWEEP_K, sweep_questions
 
     yield from _sorted(_reader_requests(llm.DEFAULT_MODEL, sweep_questions(), SWEEP_K))

@@ -42,9 +42,9 @@ EXERCISES: dict[str, Exercise] = {
         objects={"definition_gap": "the per-slice count of queries where the two definitions disagree at k=3"},
     ),
     "7.5": Exercise(
-        "predict: is GEN_FAIL's share higher or lower when the reference-number rule replaces the hand labels",
+        "predict: is GEN_FAIL's share higher or lower when the reference-number rule replaces the rater labels",
         lambda gen_fail_share: (
-            "higher" if gen_fail_share["reference number"] > gen_fail_share["hand label"] else "lower"
+            "higher" if gen_fail_share["reference number"] > gen_fail_share["rater label"] else "lower"
         ),
         "the rule fails some right answers (1 - TPR) and passes some wrong ones (1 - TNR): which flow is larger?",
         objects={"gen_fail_share": "GEN_FAIL / traces per check on the queries the rule can judge"},

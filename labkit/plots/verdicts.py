@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 
 from labkit.plots.figures import BLUE, GREY, ORANGE
 
-__all__ = ["plot_judges", "plot_cost_quality"]
+__all__ = ["plot_judges", "plot_cost_quality", "plot_label_budget"]
 
 
 def _interval(text: str, where: str) -> tuple[float, float]:
@@ -73,6 +73,30 @@ def plot_cost_quality(
     ax.set_ylim(0, 1.05)
     ax.set_xlim(left=0, right=max(float(v) for v in table[cost]) * 1.25)
     ax.set_title(title or f"{rate} against {cost}, 95% intervals", fontsize=10)
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+
+def plot_label_budget(table, title: str | None = None) -> Figure:
+    """A :func:`labkit.stats.label_budget` table: how wide TPR's and TNR's intervals and the corrected rate's
+    range are against the number of labels (log scale), so a labelling effort can be planned before it starts."""
+    need = ["TPR width", "TNR width", "corrected-rate range"]
+    missing = [c for c in need if c not in getattr(table, "columns", ())]
+    if missing:
+        raise ValueError(f"table must be a stats.label_budget(...) table; it lacks {missing}")
+    if len(table) == 0:
+        raise ValueError("table has no row to draw: pass a stats.label_budget(...) with at least one size")
+    fig, ax = plt.subplots(figsize=(5.6, 3.2))
+    for column, colour in zip(need, (BLUE, ORANGE, "#4c9a5b"), strict=True):
+        ax.plot(list(table.index), list(table[column]), marker="o", color=colour, label=column)
+    ax.set_xscale("log")
+    ax.set_xticks(list(table.index), [str(n) for n in table.index])
+    ax.set_xlabel("labelled claims")
+    ax.set_ylabel("width (rate units)")
+    ax.set_ylim(0, 1.05)
+    ax.set_title(title or "what a labelling budget buys: interval widths", fontsize=10)
+    ax.legend(fontsize=7, frameon=False)
     fig.tight_layout()
     plt.close(fig)
     return fig

@@ -23,7 +23,7 @@ from typing import Any
 from labkit import SEED, args
 from labkit.stats.intervals import bools, bootstrap_ci, wilson
 
-__all__ = ["judge_rates", "judge_report", "compare_judges", "rogan_gladen", "corrected_rate_ci"]
+__all__ = ["judge_rates", "judge_report", "compare_judges", "rogan_gladen", "corrected_rate_ci", "label_budget"]
 
 
 def judge_rates(predicted_pass: Sequence[bool], true_pass: Sequence[bool]) -> dict[str, Any]:
@@ -214,7 +214,7 @@ def corrected_rate_ci(
     """Observed and Rogan–Gladen-corrected pass rate, each with a bootstrap interval.
 
     ``judged_pass``: the judge's verdicts on the items we want the rate of. ``label_pred`` / ``label_true``: the
-    judge's verdicts and the hand labels on the labelled set. Resamples that leave TPR + TNR <= 1 are counted
+    judge's verdicts and the rater labels on the labelled set. Resamples that leave TPR + TNR <= 1 are counted
     in ``n_undefined`` and left out of the corrected interval.
     """
     import numpy as np
@@ -257,3 +257,55 @@ def corrected_rate_ci(
         "n_labels": len(true),
         "n_undefined": undefined,
     }
+
+
+def label_budget(
+    label_pred: Sequence[bool],
+    label_true: Sequence[bool],
+    judged_pass: Sequence[bool],
+    sizes: Sequence[int] = (20, 30, 50, 100, 200),
+    reps: int = 400,
+    level: float = 0.95,
+    seed: int = SEED,
+) -> Any:
+    """How precise TPR, TNR and the corrected rate are with ``n`` labels, for each ``n`` in ``sizes``: measured
+    by drawing ``n`` labelled items (with replacement) from the labelled pool ``reps`` times.
+
+    Per size: the median width of the Wilson intervals of TPR and TNR, and the width of the central ``level``
+    range of the Rogan–Gladen corrected rate of ``judged_pass`` across the draws (how far the corrected rate
+    moves when the labels are drawn again), with the share of draws where it is undefined (TPR + TNR <= 1, or a
+    class missing). A size larger than the pool treats the pool as the population such labels come from.
+    """
+    import numpy as np
+    import pandas as pd
+
+    pred, true = np.array(bools("label_pred", label_pred)), np.array(bools("label_true", label_true))
+    if len(pred) != len(true) or len(pred) == 0:
+        raise ValueError(f"label_pred and label_true must be the same non-empty length, got {len(pred)}, {len(true)}")
+    p_obs = float(np.mean(bools("judged_pass", judged_pass)))
+    sizes = [args.whole_number("sizes", n, minimum=2) for n in sizes]
+    reps = args.whole_number("reps", reps, minimum=50)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in sizes:
+        tpr_w, tnr_w, corr, undefined = [], [], [], 0
+        for _ in range(reps):
+            i = rng.integers(0, len(true), n)
+            t, p = true[i], pred[i]
+            if t.all() or (~t).all():
+                undefined += 1
+                continue
+            _, lo, hi = wilson(int((p & t).sum()), int(t.sum()), level)
+            tpr_w.append(hi - lo)
+            _, lo, hi = wilson(int((~p & ~t).sum()), int((~t).sum()), level)
+            tnr_w.append(hi - lo)
+            c = rogan_gladen(p_obs, float((p & t).sum() / t.sum()), float((~p & ~t).sum() / (~t).sum()))
+            if c is None:
+                undefined += 1
+            else:
+                corr.append(c)
+        q = np.quantile(corr, [(1 - level) / 2, 1 - (1 - level) / 2]) if corr else (np.nan, np.nan)
+        rows.append({"labels": n, "TPR width": float(np.median(tpr_w)) if tpr_w else None,
+                     "TNR width": float(np.median(tnr_w)) if tnr_w else None,
+                     "corrected-rate range": float(q[1] - q[0]), "undefined": undefined / reps})  # fmt: skip
+    return pd.DataFrame(rows).set_index("labels")

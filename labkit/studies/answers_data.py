@@ -1,4 +1,4 @@
-"""The reader's recorded answers for chapters 07, 08 and 09, and their hand labels for correctness.
+"""The reader's recorded answers for chapters 07, 08 and 09, and their rater labels for correctness.
 
 Chapter 07's reader is chapter 06's: the local 1.5B with the lenient prompt over the hybrid's top
 :data:`labkit.studies.handbook.READER_K` chunks, here on **every** handbook query (plan ``07-answers``); chapter 09's
@@ -26,7 +26,7 @@ __all__ = ["recorded_answers", "correctness_labels", "label_check", "second_rate
            "LABELS_FILE", "SECOND_RATER_FILE", "LABELS", "PASSING", "SWEEP_K"]  # fmt: skip
 
 LABELS_FILE = "correctness/labels.jsonl"
-SECOND_RATER_FILE = "correctness/second_rater.jsonl"  # a random 60 of the 1.5B answers, labelled again
+SECOND_RATER_FILE = "correctness/second_rater.jsonl"  # a random 60 answers of each model, labelled again
 LABELS = ("right", "partly", "wrong", "declined")
 PASSING = ("right",)  # a label that counts as a correct answer; partly, wrong and declined do not
 SWEEP_K = 5  # chapter 07's second k for the 1.5B (plan 07-sweep), on sweep_questions()
@@ -83,7 +83,7 @@ def sweep_questions() -> list:
 
 
 def correctness_labels(path=None):
-    """The hand labels: one row per (model, qid, k) with ``label`` (one of :data:`LABELS`), ``why`` and ``rater``.
+    """The rater labels: one row per (model, qid, k) with ``label`` (one of :data:`LABELS`), ``why`` and ``rater``.
 
     ``k``: the chunks the answer was read from (a row without one is an answer at
     :data:`labkit.studies.handbook.READER_K`). Validated on load: a row with an unknown label or a bad ``k``, or an
@@ -93,7 +93,7 @@ def correctness_labels(path=None):
 
 
 def second_rater(path=None):
-    """An independent second labelling of a random 60 of the 1.5B answers (rater agreement)."""
+    """An independent second labelling of a random 60 answers of each model at k = 3 (rater agreement)."""
     return _labels(path or data_dir() / SECOND_RATER_FILE)
 
 
@@ -124,7 +124,7 @@ def _labels(path):
 
 
 def label_check(model: str | Sequence[str] | None = None, questions: Sequence[Any] | None = None, k: int = hb.READER_K):
-    """``check(answer, query)``: True when the hand label of that recorded answer is ``right``.
+    """``check(answer, query)``: True when the rater label of that recorded answer is ``right``.
 
     ``model``: one model, or several (a cascade judges both models' answers with one check). The labels belong
     to the recorded answers over the top ``k`` chunks (:func:`recorded_answers`): an answer text that none of
@@ -163,7 +163,7 @@ def label_check(model: str | Sequence[str] | None = None, questions: Sequence[An
             )
         return known[(qid, answer.strip())][0] in PASSING
 
-    check.__name__ = "hand label"
+    check.__name__ = "rater label"
     return check
 
 

@@ -1,4 +1,4 @@
-"""Chapter 06's data: which questions the reader answers, what it reads, its recorded answers, the hand labels.
+"""Chapter 06's data: which questions the reader answers, what it reads, its recorded answers, the rater labels.
 
 Everything here is derived from the handbook, the seeded sample of :mod:`labkit.studies.handbook` and the recorded
 responses in ``data/llm/``, so the notebook, ``tools/record.py`` and the tests see the same prompts.
@@ -15,9 +15,11 @@ from labkit import reader as rd
 from labkit.studies import handbook as hb
 from labkit.text import numbers
 
-__all__ = ["context_text", "answered", "swap_sample", "labelled_claims", "constructed_claims", "LABELS_FILE"]
+__all__ = ["context_text", "answered", "swap_sample", "labelled_claims", "second_rater", "constructed_claims",
+           "LABELS_FILE", "SECOND_RATER_FILE"]  # fmt: skip
 
 LABELS_FILE = "faithfulness/labels.jsonl"
+SECOND_RATER_FILE = "faithfulness/second_rater.jsonl"
 N_SWAP = 50
 N_EXTRA = 30  # dev answers that also get atomic claims and the model relevance judge (recording budget)
 
@@ -80,6 +82,26 @@ def swap_sample(n: int = N_SWAP, seed: int = SEED) -> list[tuple]:
     return out
 
 
+def second_rater(path=None) -> list[dict]:
+    """A second, independent labelling of a seeded random 80 of the rater-labelled claims
+    (``data/faithfulness/second_rater.jsonl``: ``id``, ``label``, ``trivial``, ``why``, ``rater``), checked against
+    the first file: every id must be a labelled claim, once, with a label of the rubric."""
+    path = path or data_dir() / SECOND_RATER_FILE
+    ids = {r["id"] for r in labelled_claims()}
+    rows, seen = [], set()
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if row.get("id") not in ids or row["id"] in seen:
+            raise ValueError(f"{path.name} line {n}: id {row.get('id')!r} is unknown or repeated")
+        if row.get("label") not in ("supported", "unsupported", "contradicted"):
+            raise ValueError(f"{path.name} line {n}: label {row.get('label')!r} is not a rubric label")
+        seen.add(row["id"])
+        rows.append(row)
+    return rows
+
+
 CONSTRUCTED_QUOTAS = {"kept": 130, "table-kept": 70, "number": 45, "unit": 35, "swap": 45, "negation": 40,
                       "added": 35, "reference-number": 20}  # fmt: skip
 """How many claims each operation contributes: 200 supported, 220 not supported, on the reader sample's contexts."""
@@ -120,7 +142,7 @@ def constructed_claims() -> list[dict]:
 
 
 def labelled_claims(path=None) -> list[dict]:
-    """The hand-labelled claims (``data/faithfulness/labels.jsonl``); empty until the file exists."""
+    """The rater-labelled claims (``data/faithfulness/labels.jsonl``); empty until the file exists."""
     path = path or data_dir() / LABELS_FILE
     if not path.is_file():
         return []

@@ -1,4 +1,4 @@
-"""Chapter 02's data: which chunks the question writer sees, its recorded rows, the hand-rated realism set.
+"""Chapter 02's data: which chunks the question writer sees, its recorded rows, the rater-rated realism set.
 
 Derived from the handbook (:mod:`labkit.studies.handbook`), a seeded sample and the recordings in ``data/llm/``, so the
 notebook, ``tools/record.py`` and the tests build the same prompts.
@@ -21,6 +21,10 @@ __all__ = [
     "targets",
     "distractors_for",
     "realism_labels",
+    "audit_labels",
+    "audit_second_rater",
+    "realism_second_rater",
+    "realism_generated_ratings",
     "generated",
     "generated_with_drops",
     "as_queries",
@@ -78,7 +82,7 @@ def distractors_for(target, method: str, n: int = 2) -> list:
 
 
 def realism_labels(split: str | None = None) -> list[dict]:
-    """The hand-rated realism set (``data/synth/realism_labels.jsonl``), optionally one split."""
+    """The rated realism set (``data/synth/realism_labels.jsonl``), optionally one split."""
     path = data_dir() / "synth" / "realism_labels.jsonl"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [r for r in rows if split is None or r["split"] == split]
@@ -88,7 +92,7 @@ AUDIT_VALUES = {"evidence": ("yes", "partly", "no"), "answer": ("right", "wrong"
 
 
 def audit_labels() -> list[dict]:
-    """The hand audit of the generated sets (``data/synth/audit_labels.jsonl``): for every generated question,
+    """The rater audit of the generated sets (``data/synth/audit_labels.jsonl``): for every generated question,
     whether its evidence span answers it and whether the model's answer is right. Validated against the sets."""
     path = data_dir() / "synth" / "audit_labels.jsonl"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -100,6 +104,42 @@ def audit_labels() -> list[dict]:
             if r.get(key) not in allowed:
                 raise ValueError(f"{path}: {r['qid']} has {key}={r.get(key)!r}; allowed: {allowed}")
     return rows
+
+
+def _rows(name: str, key: str, known: set, check: dict) -> list[dict]:
+    path = data_dir() / "synth" / name
+    rows, seen = [], set()
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if row.get(key) not in known or (row[key], row.get("rater")) in seen:
+            raise ValueError(f"{path.name} line {n}: {key} {row.get(key)!r} is unknown or repeated for its rater")
+        for field, allowed in check.items():
+            if row.get(field) not in allowed:
+                raise ValueError(f"{path.name} line {n}: {field}={row.get(field)!r}; allowed: {allowed}")
+        seen.add((row[key], row.get("rater")))
+        rows.append(row)
+    return rows
+
+
+def audit_second_rater() -> list[dict]:
+    """A second, independent audit of a seeded random 70 generated questions (``audit_second_rater.jsonl``)."""
+    return _rows("audit_second_rater.jsonl", "qid", {q.qid for q in load_sets()}, AUDIT_VALUES)
+
+
+RATINGS = (1, 2, 3, 4, 5)
+
+
+def realism_second_rater() -> list[dict]:
+    """A second, independent rating of the 60 rated realism questions (``realism_second_rater.jsonl``)."""
+    return _rows("realism_second_rater.jsonl", "id", {r["id"] for r in realism_labels()}, {"rating": RATINGS})
+
+
+def realism_generated_ratings() -> list[dict]:
+    """Two independent raters' realism ratings of a seeded random 60 generated questions
+    (``realism_generated_ratings.jsonl``; ``rater`` is ``genrealism-a`` or ``genrealism-b``)."""
+    return _rows("realism_generated_ratings.jsonl", "id", {q.qid for q in load_sets()}, {"rating": RATINGS})
 
 
 def generated(model: str | None = None) -> list[dict]:

@@ -156,6 +156,17 @@ class Labeller(anywidget.AnyWidget):
         self._show(first)
         self.on_msg(lambda _w, content, _b: self.press(str(content.get("key", ""))))
 
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus what an opened notebook shows before the cell runs: a line saying to run it and
+        the first item, never a widget's Python repr."""
+        found = super()._repr_mimebundle_(**kwargs) or {}
+        data, meta = found if isinstance(found, tuple) else (found, None)  # anywidget returns (data, metadata)
+        data = dict(data or {})
+        hint = "Run this cell (Shift+Enter) to label; until then, the first item:"
+        data["text/plain"] = f"Labeller: run this cell (Shift+Enter) to label {self.label_set.id}"
+        data["text/html"] = f'<div class="lk-preview"><p><b>{hint}</b></p>{self.view}</div>'
+        return (data, meta) if meta is not None else data
+
     def _show(self, position: int, message: str = "") -> None:
         self.position = position % len(self.label_set.items)
         item = self.label_set.items[self.position]

@@ -7,7 +7,7 @@
 #
 # Source: section 7.9 of the chapter notes (and the pitfalls of 7.11). The generator on the handbook is a real
 # language model: the local Qwen2.5-Coder-1.5B-Instruct of chapter 06, its answers recorded once and replayed
-# (`data/llm/`). Whether each answer is right was labelled by hand against the reference answer
+# (`data/llm/`). Whether each answer is right was labelled by a rater against the reference answer
 # (`data/correctness/`, with the rubric and who labelled).
 
 # %%
@@ -97,7 +97,7 @@ assert all(run[qid][:READ_K] == read for qid, read in hb.reader_contexts(queries
 
 model = rd.llm_reader(llm.from_env(llm.DEFAULT_MODEL))  # replays the recorded answers (offline)
 labels = answers_data.correctness_labels().query("model == @llm.DEFAULT_MODEL and k == @READ_K").set_index("qid")
-by_hand = answers_data.label_check()  # check(answer, query): the hand label of that recorded answer is "right"
+by_hand = answers_data.label_check()  # check(answer, query): the rater label of that recorded answer is "right"
 
 
 def model_traces(check, qs=queries, k=READ_K):
@@ -168,26 +168,38 @@ print("by rater session:", labels["rater"].value_counts().to_dict())
 pd.crosstab(labels["label"], pd.Series(slice_of).reindex(labels.index).rename("slice"), margins=True)
 
 # %% [markdown]
-# The raters were AI assistant sessions following the rubric in `data/correctness/README.md`, not people. A
-# third session labelled a random 60 of the answers again without seeing the first labels; how often the two
-# agree:
+# The raters were AI assistant sessions following the rubric in `data/correctness/README.md`, not people. For
+# each reader, another session labelled a seeded random 60 of the answers again without seeing the first labels
+# (the 0.5B's answers are chapter 09's). Agreement with chance removed (Cohen's κ, chapter 06) and raw, on the
+# four labels and on pass/fail (`right` or not), with intervals:
 
 # %%
-second = answers_data.second_rater().set_index("qid")
-both = labels.loc[second.index, "label"]
-agree = int((both == second["label"]).sum())
-agree_pass = int(((both == "right") == (second["label"] == "right")).sum())
-print(f"same label on {agree} of {len(second)}; same pass/fail on {agree_pass} of {len(second)}")
-for qid in second.index[both != second["label"]]:
-    print(f"  {qid}: {both[qid]} vs {second.loc[qid, 'label']} ({second.loc[qid, 'why']})")
+all_labels = answers_data.correctness_labels().query("k == @READ_K").set_index(["model", "qid"])["label"]
+second = answers_data.second_rater().set_index(["model", "qid"])
+first_label = all_labels.loc[second.index]
+rows = {}
+for (reader_name, view), name in [((m, v), f"{m.split('-')[2]} · {v}") for m in second.index.unique(0)
+                                  for v in ("four labels", "pass/fail")]:  # fmt: skip
+    a, b = first_label.loc[reader_name], second.loc[reader_name, "label"]
+    if view == "pass/fail":
+        a, b = a == "right", b == "right"
+    rep = stats.kappa_report(a.tolist(), b.tolist())
+    rows[name] = {"n": rep["n"], "agree": rep["agree"], "raw (Wilson 95%)": stats.fmt_ci(rep["raw"], *rep["raw_ci"]),
+                  "kappa (bootstrap 95%)": stats.fmt_ci(rep["kappa"], *rep["kappa_ci"])}  # fmt: skip
+for (reader_name, qid), r in second[first_label != second["label"]].iterrows():
+    print(f"  {reader_name.split('-')[2]} {qid}: {first_label[(reader_name, qid)]} vs {r['label']} ({r['why']})")
+pd.DataFrame(rows).T
 
 # %% [markdown]
 # High agreement between two sessions of the same assistant says the rubric is applied consistently; it cannot
-# say the labels are right, since both can share a blind spot. Read the labels as one careful rater's.
+# say the labels are right, since both can share a blind spot. The disagreements (printed above) were not
+# adjudicated: the first labels stay the reference, and the pairs above are the rubric's grey zones (a bare
+# "yes" that drops the deciding condition, a right number followed by a contradicting one). Read the labels as
+# one careful rater's; below, you can be the second.
 #
 # ## Two rules that cost nothing, measured against the labels
 #
-# Hand labels do not scale to every release. Chapter 06 measured judges of *faithfulness*; for *correctness*
+# Rater labels do not scale to every release. Chapter 06 measured judges of *faithfulness*; for *correctness*
 # `labkit.correctness` has two cheap rules, and the labels say how far to trust each:
 #
 # * **reference number**: the answer states the reference answer's key number (its first number that the
@@ -201,13 +213,13 @@ lexical = correctness.judge_check(faithfulness.lexical_judge, corpus_texts)
 answer_of = {t["qid"]: t["answer"] for t in traces}
 verdicts = pd.DataFrame(
     {
-        "hand label": {t["qid"]: t["answer_pass"] for t in traces},
+        "rater label": {t["qid"]: t["answer_pass"] for t in traces},
         "reference number": {q.qid: ref_rule(answer_of[q.qid], q) for q in queries},
         "lexical judge": {q.qid: lexical(answer_of[q.qid], q) for q in queries},
         "slice": slice_of,
     }
 )
-rule_table = stats.judge_report(verdicts, ["reference number", "lexical judge"], truth="hand label", missing="skip")
+rule_table = stats.judge_report(verdicts, ["reference number", "lexical judge"], truth="rater label", missing="skip")
 rule_table.round(3)
 
 # %%
@@ -236,9 +248,48 @@ print(
 # Every pass rate a rule gives below carries its TPR and TNR from this table (chapter 06 shows how to correct a
 # rate with them).
 #
+# ### Your labels
+#
+# Label some answers yourself: the widget shows one of the 1.5B's answers on the reader sample (chapter 06's 120
+# questions) with its question and the reference (the reference answer and the gold evidence). Read the rubric in
+# `data/correctness/README.md`, then press **r** right, **p** partly, **w** wrong, **d** declined (**z** undo,
+# **n** skip, **b** back) for 20 to 30 answers. Labels are saved in your user cache as you go.
+
+# %%
+from labkit.labels import LabelStore
+from labkit.studies import labelling
+
+answer_set, answer_items, answer_reference = labelling.answers_set()
+print(answer_set.title, f"({len(answer_set.items)} answers; keys: {answer_set.keys})")
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+answer_labeller = widgets.Labeller(
+    answer_set,
+    lambda qid: widgets.answer_html(**answer_items[qid]),
+    LabelStore(answer_set, labelling.store_path(answer_set.id)),
+    target=labelling.TARGET,
+)
+answer_labeller
+
+# %% [markdown]
+# Then run this cell: your labels (with at least 10 of them; otherwise the rater's, and it says so) against the
+# rater's, and both rules measured against *your* labels on the answers you labelled:
+
+# %%
+mine = labelling.labels_for(answer_set, answer_reference)
+print("labels used:", mine.source)
+yours = pd.Series(mine.labels)
+if mine.mine:
+    k = stats.kappa_report([answer_reference[q] for q in yours.index], yours.tolist())
+    print(f"you and the rater agree on {k['agree']} of {k['n']}; kappa {stats.fmt_ci(k['kappa'], *k['kappa_ci'])}")
+on_yours = verdicts.loc[yours.index].assign(**{"your label": yours == "right"})
+stats.judge_report(on_yours, ["reference number", "lexical judge"], truth="your label", missing="skip").round(3)
+
+# %% [markdown]
 # ## The 2×2 on the handbook
 #
-# At *k* = 3 with the hand labels, per slice:
+# At *k* = 3 with the rater labels, per slice:
 
 # %%
 cell_type = pd.CategoricalDtype(triage.QUADRANTS)  # keep empty cells as 0 columns
@@ -338,11 +389,11 @@ for t in lucky:
 #
 # ## Change the judge, and the cells move
 #
-# The same traces, with `answer_pass` set by each rule instead of the hand labels. Retrieval does not change,
+# The same traces, with `answer_pass` set by each rule instead of the rater labels. Retrieval does not change,
 # so the rows differ only in how traces split between the answer columns:
 
 # %%
-judged_by = {"hand label": traces, "reference number": model_traces(ref_rule,
+judged_by = {"rater label": traces, "reference number": model_traces(ref_rule,
              [q for q in queries if verdicts.loc[q.qid, "reference number"] is not None]),
              "lexical judge": model_traces(lexical)}  # fmt: skip
 by_rule = pd.DataFrame({name: triage.triage(ts, READ_K) for name, ts in judged_by.items()}).T
@@ -353,13 +404,13 @@ by_rule
 # %%
 lex_counts = by_rule.loc["lexical judge"]
 print(
-    f"lexical judge: GEN_FAIL {lex_counts.GEN_FAIL} against {by_rule.loc['hand label', 'GEN_FAIL']} by hand, "
+    f"lexical judge: GEN_FAIL {lex_counts.GEN_FAIL} against {by_rule.loc['rater label', 'GEN_FAIL']} by the labels, "
     f"from the same {lex_counts.traces} traces: every right answer it fails after a good retrieval lands there."
 )
 
 # %% [markdown]
 # A judge with a low TPR manufactures `GEN_FAIL`: right answers, read from the right chunk, counted as the
-# generator's failures. Read the `fix first` column: with the hand labels the traces point (weakly) at
+# generator's failures. Read the `fix first` column: with the rater labels the traces point (weakly) at
 # retrieval, with either rule at generation. A team trusting a rule would rework the prompt. This is the
 # pitfall "an uncalibrated judge" in numbers; measure the judge against labels before the 2×2 decides anything.
 #
@@ -370,7 +421,7 @@ print(
 #
 # **1. The 1.5B at *k* = 3 and *k* = 5.** Its answers at *k* = 5 were recorded for the questions of chapter 06's
 # 120-question sample (20 per split and slice) whose reference answer has a key number
-# (`answers_data.sweep_questions()`), and labelled by hand like the *k* = 3 ones (by two more rater sessions,
+# (`answers_data.sweep_questions()`), and labelled by a rater like the *k* = 3 ones (by two more rater sessions,
 # `data/correctness/README.md`). Both *k* are judged by the labels; the reference-number rule's verdicts come
 # beside them, since a rule is what a team would run on every release:
 
@@ -383,7 +434,7 @@ at_k = {k: model_traces(hand_at[k], sample, k) for k in (3, 5)}
 rule_at_k = {k: model_traces(ref_rule, sample, k) for k in (3, 5)}
 model_by_k = pd.DataFrame({k: triage.triage(ts, k) for k, ts in at_k.items()}).T.rename_axis("k")
 model_by_k["gold read"] = model_by_k.OK + model_by_k.GEN_FAIL
-model_by_k["right (hand label)"] = model_by_k.OK + model_by_k.LUCKY
+model_by_k["right (rater label)"] = model_by_k.OK + model_by_k.LUCKY
 model_by_k["rule passes"] = [sum(t["answer_pass"] for t in rule_at_k[k]) for k in model_by_k.index]
 print(f"{len(sample)} of the 120 sample questions have a key number; the labels at k = 5: "
       f"{answers_data.correctness_labels().query('k == 5')['label'].value_counts().to_dict()}")  # fmt: skip
@@ -398,7 +449,7 @@ def paired_change(traces_by_k):
             "change in pass rate [95%]": fmt_ci(*diff)}  # fmt: skip
 
 
-change = pd.DataFrame({"hand label": paired_change(at_k), "reference number": paired_change(rule_at_k)}).T
+change = pd.DataFrame({"rater label": paired_change(at_k), "reference number": paired_change(rule_at_k)}).T
 answer_at = {k: {t["qid"]: t["answer"] for t in ts} for k, ts in at_k.items()}
 same = [q.qid for q in sample if answer_at[3][q.qid] == answer_at[5][q.qid]]
 label_5 = answers_data.correctness_labels().query("k == 5").set_index("qid")["label"]
@@ -451,14 +502,14 @@ print(
 )
 print(
     f"at k = {READ_K}: the control passes {control_right[READ_K]} of {len(queries)}, the 1.5B "
-    f"{by_rule.loc['hand label', 'OK'] + by_rule.loc['hand label', 'LUCKY']} (hand labels)"
+    f"{by_rule.loc['rater label', 'OK'] + by_rule.loc['rater label', 'LUCKY']} (rater labels)"
 )
 
 # %% [markdown]
 # For the control, more recall means *fewer* right answers: it picks one passage by shared words, and every
 # extra look-alike chunk is one more chance to pick wrong. That is a property of the stand-in, and the reason it
 # stays here only as a control. The language model reads all *k* chunks at once; the first measurement above
-# says what two more chunks did to *its* answers, by the hand labels, with an interval.
+# says what two more chunks did to *its* answers, by the rater labels, with an interval.
 # What carries over to any generator is the method: a team that only watched Recall@*k* would raise *k* without
 # seeing what happened to the answers. Measure each stage, at the *k* the generator really reads.
 #
@@ -515,11 +566,11 @@ show(lucky[0])
 # ## Playground
 #
 # The widget wraps `triage.triage`, `triage.priority` and `triage.drill_down` over the traces above: the 1.5B's,
-# judged by hand or by either rule (recorded at *k* = 3 only), or the extractive control at any *k*. With plain
-# arguments:
+# judged by the rater labels or by either rule (recorded at *k* = 3 only), or the extractive control at any *k*.
+# With plain arguments:
 
 # %%
-READERS = ["1.5B · hand label", "1.5B · reference number", "1.5B · lexical judge", "extractive control"]
+READERS = ["1.5B · rater label", "1.5B · reference number", "1.5B · lexical judge", "extractive control"]
 
 
 def traces_for(k, reader):
@@ -554,7 +605,7 @@ explorer.result
 # * Split every trace by two questions: evidence retrieved? answer passed? The four counts say where to invest.
 # * Say what "gold" means. Here it is a chunk holding a grade-3 span whole, so "retrieved" is hit@*k* at
 #   threshold 3, not chapter 04's hit@*k*.
-# * Say what "passed" means, and measure it: two cheap rules disagree with the hand labels in opposite
+# * Say what "passed" means, and measure it: two cheap rules disagree with the rater labels in opposite
 #   directions, and a strict judge fills `GEN_FAIL` with right answers.
 # * `RET_FAIL` needs retrieval work, `GEN_FAIL` prompt or model work, `LUCKY` grounding work or better labels;
 #   check that the gap between them is larger than its interval.
@@ -610,7 +661,7 @@ definition_gap
 check.exercise("7.4", prediction_7_4, definition_gap=definition_gap)
 
 # %% [markdown]
-# **7.5 Predict, then run.** Judge the 1.5B's answers with the reference-number rule instead of the hand labels,
+# **7.5 Predict, then run.** Judge the 1.5B's answers with the reference-number rule instead of the rater labels,
 # on the queries it can judge. Will the share of those traces in `GEN_FAIL` be higher or lower than with the hand
 # labels on the same queries? Write `"higher"` or `"lower"`. (Hint: look at the rule's TPR and TNR.)
 
@@ -621,7 +672,7 @@ prediction_7_5 = "higher"
 same_queries = {t["qid"] for t in judged_by["reference number"]}
 by_hand_same = triage.triage([t for t in traces if t["qid"] in same_queries], READ_K)
 gen_fail_share = pd.Series(
-    {"hand label": by_hand_same["GEN_FAIL"], "reference number": by_rule.loc["reference number", "GEN_FAIL"]}
+    {"rater label": by_hand_same["GEN_FAIL"], "reference number": by_rule.loc["reference number", "GEN_FAIL"]}
 ) / len(same_queries)
 gen_fail_share.round(3)
 

@@ -33,7 +33,7 @@ llm.reset_usage()
 #    with chapter 06's prompt. Its answers to every labelled query were recorded once and are replayed here
 #    (`data/llm/`), so every run prints the same figures.
 #
-# Whether an answer is right comes from hand labels (`data/correctness/`): each answer marked right, partly,
+# Whether an answer is right comes from rater labels (`data/correctness/`): each answer marked right, partly,
 # wrong or declined against the query's reference answer, by AI assistant sessions following a written rubric
 # (chapter 07 measures their consistency and the cheap rules against them). Only `right` passes.
 #
@@ -390,7 +390,7 @@ checklist = pd.DataFrame(
         ("   query rewriting", "08", "Query.rewritten",
          f"rewriting adds {rewrite_gain:+.3f} R@10 on follow-ups"),
         ("3 generation, separately", "06, 07", "labkit.llm, triage.reader_traces",
-         f"1.5B right on {answers['answers right'].mean():.3f} (hand labels)"),
+         f"1.5B right on {answers['answers right'].mean():.3f} (rater labels)"),
         ("4 diagnosis", "07", "triage.stage_gap (?: not settled)",
          "; ".join(verdict(name) for name in ("easy", "hard", "real", "all"))),
         ("   fix first", "07, 08", "per slice, not overall",
@@ -407,7 +407,7 @@ checklist
 # ## Playground
 #
 # The explorer wraps the two functions of step 3, `triage.stage_gap` and `triage.drill_down`, on these traces
-# (the 1.5B at *k* = 3, judged by the hand labels). Pick a slice to see its cells, the gap between the two
+# (the 1.5B at *k* = 3, judged by the rater labels). Pick a slice to see its cells, the gap between the two
 # stages with its interval, and the advice. Then pick a cell to read its traces: where the gold chunk was, the
 # gold span, the answer and the reference. It opens on `real`, where the bot meets users, and on the
 # `RET_FAIL` traces, the ones retrieval work would fix:
@@ -461,7 +461,7 @@ check.exercise("8.3", answer_8_3, by_kind=by_kind)
 
 # %% [markdown]
 # **8.4 Predict, then run.** Give the reader five chunks instead of three; retrieval does not change, so more
-# gold chunks reach it. The 1.5B's answers at five chunks were recorded, and hand-labelled, for the questions of
+# gold chunks reach it. The 1.5B's answers at five chunks were recorded, and rater-labelled, for the questions of
 # chapter 06's 120-question sample whose reference has a key number (chapter 07 compares the two *k* on all of
 # them). On the `real` slice, will the share of answers that are right go `"up"`, go `"down"` or stay the
 # `"same"`? Write your prediction, then run the cell below it.

@@ -164,7 +164,7 @@ pd.DataFrame({"nDCG@1": at_1["nDCG@1"], "nDCG@3": table["nDCG@3"], "regret": tab
 # small model, keep its answer if it passes a check that can run at serving time, and otherwise pay for the large
 # model too. The requests are chapter 06's sample of 120 handbook questions (20 per split and slice), each with
 # the hybrid's top 3 chunks; both models' answers were recorded with the tokens and seconds each call took
-# (replayed here). Whether an answer is right comes from hand labels against the reference answers
+# (replayed here). Whether an answer is right comes from rater labels against the reference answers
 # (`data/correctness/`, by AI assistant sessions following a rubric; chapter 07 measures them).
 #
 # The serving-time check is `cascade.grounded`: the small answer does not decline and every claim passes
@@ -262,7 +262,7 @@ stats.judge_report(verdicts, ["grounded check"], truth="0.5B right").round(3)
 #
 # ### The router's view: rankings over two real models
 #
-# The same outcomes graded the way the toy table was: per request, which models pass (by the hand labels), the
+# The same outcomes graded the way the toy table was: per request, which models pass (by the rater labels), the
 # cost of a call as its measured mean seconds, and two fixed rankings, *small first* (the cascade's order) and
 # *large first*. Requests that neither model answers right cannot be graded and are counted apart:
 
@@ -483,7 +483,7 @@ explorer
 # %% [markdown]
 # ### One request of the cascade
 #
-# The second explorer wraps `cascade.request_view(outcomes, qid)`: both models' answers with their hand labels,
+# The second explorer wraps `cascade.request_view(outcomes, qid)`: both models' answers with their rater labels,
 # the check's decision, and what each strategy paid for that request. With a plain argument, the first request
 # the check kept although its answer is not right:
 

@@ -596,7 +596,7 @@ CH08_STEM = "08_case_study"
 @functools.cache
 def ch08_traces() -> list[dict]:
     """08's ``traces``: the 1.5B's recorded answers over the hybrid (BM25 + dense, RRF c=60, top 100) top 3,
-    judged by the hand labels, rebuilt as the notebook builds them."""
+    judged by the rater labels, rebuilt as the notebook builds them."""
     from labkit import fusion, llm, triage
     from labkit import reader as rd
     from labkit.chunking import spans_to_qrels
@@ -654,7 +654,7 @@ def chunk_grid_explorer(page, stem: str = CH05_STEM) -> ExplorerPage:
 CH07_STEM = "07_triage"
 
 
-CH07_READERS = ["1.5B · hand label", "1.5B · reference number", "1.5B · lexical judge", "extractive control"]
+CH07_READERS = ["1.5B · rater label", "1.5B · reference number", "1.5B · lexical judge", "extractive control"]
 
 
 @functools.cache
@@ -670,7 +670,7 @@ def _ch07_setting():
 
     h = hb.handbook()
     corpus_texts = {d: doc.text for d, doc in h.corpus.items()}
-    checks = {"hand label": answers_data.label_check(),
+    checks = {"rater label": answers_data.label_check(),
               "reference number": correctness.reference_rule("first"),
               "lexical judge": correctness.judge_check(faithfulness.lexical_judge, corpus_texts)}  # fmt: skip
     labels = answers_data.correctness_labels().query("model == @llm.DEFAULT_MODEL and k == 3").set_index("qid")["why"]
@@ -701,7 +701,7 @@ def ch07_traces(k: int, reader: str) -> list[dict]:
     queries = [q for q in h.queries if name != "reference number" or check("", q) is not None]
     traces = triage.reader_traces(queries, s.run, h.texts, h.qrels, s.model, check, s.corpus_texts, k)
     for t in traces:
-        t["why"] = s.why[t["qid"]] if name == "hand label" else ""
+        t["why"] = s.why[t["qid"]] if name == "rater label" else ""
     return traces
 
 
@@ -741,7 +741,7 @@ def ch09_stats(k: int) -> dict[str, float]:
 
 @functools.cache
 def ch09_outcomes():
-    """The notebook's ``outcomes`` (``cascade.cascade_table``: 0.5B first, 1.5B on a failed check, hand labels)
+    """The notebook's ``outcomes`` (``cascade.cascade_table``: 0.5B first, 1.5B on a failed check, rater labels)
     and its questions, rebuilt from the recordings as the notebook builds them."""
     from labkit import llm
     from labkit.studies import answers_data, cascade

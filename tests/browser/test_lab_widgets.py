@@ -391,12 +391,12 @@ CHAPTERS = [
         Select("question", "question", question_with_other_verdicts),
     ]),
     Chapter("07_triage", [
-        Open(ld.triage_explorer, shows=(readout(TRIAGE_K, "3"), chosen("1.5B · hand label", "GEN_FAIL"))),
-        # each example: gold span, answer, reference, the hand label and its reason
-        Expect("the GEN_FAIL examples show no verdict", lambda shown, _: "hand label: fail" in shown["examples"][0]),
+        Open(ld.triage_explorer, shows=(readout(TRIAGE_K, "3"), chosen("1.5B · rater label", "GEN_FAIL"))),
+        # each example: gold span, answer, reference, the rater label and its reason
+        Expect("the GEN_FAIL examples show no verdict", lambda shown, _: "rater label: fail" in shown["examples"][0]),
         Shot(),
         # the cell picker: a language model can be right without the evidence
-        Toggle("LUCKY", "cell", shows=(chosen("1.5B · hand label", "LUCKY"),)),
+        Toggle("LUCKY", "cell", shows=(chosen("1.5B · rater label", "LUCKY"),)),
         Expect("the 1.5B has no LUCKY trace", lambda shown, _: shown["examples"][0] != "no trace in this cell"),
         # the reader picker: same traces, another check; the answer columns move
         Toggle("1.5B · lexical judge", "reader", shows=(chosen("1.5B · lexical judge", "LUCKY"),)),
@@ -416,7 +416,7 @@ CHAPTERS = [
         Expect("GEN_FAIL is not 0 or the fix is not retrieval's", lambda shown, _: (
             ld.cells(shown, "table")["GEN_FAIL|traces"] == "0" and "fix first: retrieval" in shown["table"][0])),
         Toggle("RET_FAIL", "cell", shows=(chosen("extractive control", "RET_FAIL"),)),
-    ], warm=lambda: ld.ch07_traces(3, "1.5B · hand label")),
+    ], warm=lambda: ld.ch07_traces(3, "1.5B · rater label")),
     Chapter("08_case_study", [
         Open(ld.slice_triage_explorer, shows=(chosen("real", "RET_FAIL"),)),
         Shot(),
