@@ -109,16 +109,17 @@ def _clean(line: str) -> str:
 def sentences(passage: str, min_words: int = 6, max_words: int = 40) -> list[str]:
     """The whole prose sentences of one passage, markdown emphasis dropped: no headings, no table rows, and not
     the fragments a chunk border cut, and no questions (a sentence must start with a capital and end with ``.``;
-    the passage's first line counts only if the passage starts a line of the document)."""
+    the first sentence of the passage's first line counts only if the passage starts a line of the document)."""
     passage = args.text("passage", passage, allow_empty=True)
     out = []
     lines = passage.split("\n")
     for i, line in enumerate(lines):
         if not line.strip() or line.lstrip().startswith(("#", "|", ">")):
             continue
+        parts = _SENTENCE.split(_clean(line))
         if i == 0 and not line[:1].isupper() and not _LIST_MARK.match(line):
-            continue  # cut by the chunk border: the line's start is in the previous chunk
-        for s in _SENTENCE.split(_clean(line)):
+            parts = parts[1:]  # cut by the chunk border: the line's first sentence began in the previous chunk
+        for s in parts:
             words = len(s.split())
             if s[:1].isupper() and s.endswith(".") and min_words <= words <= max_words:
                 out.append(s)

@@ -54,8 +54,10 @@ CHAPTERS = [
             "*c* and weights, a question box", "ready"),
     Chapter("02_synthetic_hard_questions", "Synthetic and hard questions", "generate, make hard, filter",
             "generate → make hard → filter with a local 1.5B model: 174 generated questions located as spans (every "
-            "drop counted), a rater audit of their labels, recall against hand-written and real questions, the "
-            "realism rater measured on held-out ratings; a threshold × method × retriever explorer", "ready"),
+            "drop counted), a rater audit of their labels checked by a second rater (κ), recall against hand-written "
+            "and real questions, the realism rater measured on held-out ratings and on two raters' ratings of "
+            "generated questions (the prevalence trap of κ); you rate questions yourself; a threshold × method × "
+            "retriever explorer", "ready"),
     Chapter("03_metrics_by_hand", "Metrics by hand", "P@k, R@k, RR, DCG, nDCG, thresholds, which metric when",
             "P@k, R@k, RR, DCG, nDCG (two IDCG conventions), thresholds, the X/Y trap, which metric when; a "
             "playground", "ready"),
@@ -72,14 +74,17 @@ CHAPTERS = [
             "sliders for size, overlap, k", "ready"),
     Chapter("06_faithfulness", "Faithfulness", "claims, a per-claim judge, calibration, context swapping",
             "the source's leave example; a local 1.5B reader's answers to 120 handbook questions, split into claims; "
-            "five judges (1.5B, 1.5B + quote guard, 0.5B, lexical, always-supported) against rater labels: TPR/TNR "
-            "with intervals, chosen on dev, reported on test; the Rogan–Gladen correction checked against the "
-            "labelled truth; relevance in code and by a model; context swapping, lenient vs strict prompt; a "
+            "five judges (1.5B, 1.5B + quote guard, 0.5B, lexical, always-supported) against rater labels (an AI "
+            "assistant's, a second rater's κ): TPR/TNR with intervals, chosen on dev, reported on test; the "
+            "Rogan–Gladen correction checked against the labelled truth; 420 claims labelled by construction and "
+            "what each judge cannot see; you label claims and the judge is calibrated on your labels; how many "
+            "labels are enough; relevance in code and by a model; context swapping, lenient vs strict prompt; a "
             "question × judge explorer", "ready"),
     Chapter("07_triage", "Triage", "retrieval failure or generation failure: the 2x2",
             "the 2×2 (OK / GEN_FAIL / LUCKY / RET_FAIL) on the seed's traces and on the local 1.5B's answers to "
-            "every handbook query, rater-labelled right or wrong; two cheap correctness rules measured against the "
-            "labels (TPR/TNR) and how they move the cells; what LUCKY holds; k = 3 vs 5 for the model and every k "
+            "every handbook query, rater-labelled right or wrong (a second rater's κ for both readers); two cheap "
+            "correctness rules measured against the labels (TPR/TNR), and against yours after you label answers; "
+            "how they move the cells; what LUCKY holds; k = 3 vs 5 for the model and every k "
             "for an extractive control; a reader × check × k explorer with the drill-down", "ready"),
     Chapter("08_case_study", "Case study", "the internal-docs bot end to end: easy vs hard vs real",
             "the internal-docs bot end to end: the 7.12 workflow on the handbook, retrieval per slice at the "
@@ -207,12 +212,25 @@ def new_notebook(stem: str) -> nbformat.NotebookNode:
 
 
 def execute(nb: nbformat.NotebookNode) -> None:
+    import os
+    import tempfile
+
     from nbclient import NotebookClient
 
     client = NotebookClient(
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(OUT)}}, store_widget_state=True
     )
-    client.execute()
+    # The stored outputs are a fresh learner's: no labels of the maintainer's own (user cache) may reach them.
+    with tempfile.TemporaryDirectory() as no_labels:
+        before = os.environ.get("LABKIT_LABELS")
+        os.environ["LABKIT_LABELS"] = no_labels  # the kernel inherits it
+        try:
+            client.execute()
+        finally:
+            if before is None:
+                os.environ.pop("LABKIT_LABELS", None)
+            else:
+                os.environ["LABKIT_LABELS"] = before
     for cell in nb.cells:  # nbclient stamps run times; they would churn every rebuild
         cell.metadata.pop("execution", None)
 

@@ -558,19 +558,21 @@ ids = [i for i in claim_set.items if i in mine.labels]
 yours = own_dev.set_index("id").loc[ids]
 truth_yours = pd.Series(mine.labels).loc[ids]
 if mine.mine:
-    k = stats.kappa_report([claim_reference[i] for i in ids], truth_yours.tolist())
-    print(f"you and the rater agree on {k['agree']} of {k['n']}; kappa {stats.fmt_ci(k['kappa'], *k['kappa_ci'])}")
+    kap = stats.kappa_report([claim_reference[i] for i in ids], truth_yours.tolist())
+    kappa = stats.fmt_ci(kap["kappa"], *kap["kappa_ci"])
+    print(f"you and the rater agree on {kap['agree']} of {kap['n']}; kappa {kappa}")
 else:
     print("(kappa against the rater needs your labels: with the rater's own labels it would be 1 by definition)")
 yours = yours.assign(label=truth_yours)
 print(stats.judge_report(yours, [chosen], truth="label", passes="supported").round(3).to_string())
-res = stats.corrected_rate_ci(
+res_yours = stats.corrected_rate_ci(
     (test_own[chosen] == "supported").tolist(),
     (yours[chosen] == "supported").tolist(),
     (yours["label"] == "supported").tolist(),
 )
-print(f"the reader's {res['n_judged']} test claims: observed {stats.fmt_ci(res['observed'], *res['observed_ci'])}, "
-      f"corrected with these labels {stats.fmt_ci(res['corrected'], *res['corrected_ci'])}")  # fmt: skip
+print(f"the reader's {res_yours['n_judged']} test claims: observed "
+      f"{stats.fmt_ci(res_yours['observed'], *res_yours['observed_ci'])}, corrected with these labels "
+      f"{stats.fmt_ci(res_yours['corrected'], *res_yours['corrected_ci'])}")  # fmt: skip
 
 # %% [markdown]
 # ## How many labels are enough?

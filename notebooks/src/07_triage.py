@@ -177,18 +177,19 @@ pd.crosstab(labels["label"], pd.Series(slice_of).reindex(labels.index).rename("s
 all_labels = answers_data.correctness_labels().query("k == @READ_K").set_index(["model", "qid"])["label"]
 second = answers_data.second_rater().set_index(["model", "qid"])
 first_label = all_labels.loc[second.index]
-rows = {}
+agreement_rows = {}
 for (reader_name, view), name in [((m, v), f"{m.split('-')[2]} · {v}") for m in second.index.unique(0)
                                   for v in ("four labels", "pass/fail")]:  # fmt: skip
     a, b = first_label.loc[reader_name], second.loc[reader_name, "label"]
     if view == "pass/fail":
         a, b = a == "right", b == "right"
     rep = stats.kappa_report(a.tolist(), b.tolist())
-    rows[name] = {"n": rep["n"], "agree": rep["agree"], "raw (Wilson 95%)": stats.fmt_ci(rep["raw"], *rep["raw_ci"]),
-                  "kappa (bootstrap 95%)": stats.fmt_ci(rep["kappa"], *rep["kappa_ci"])}  # fmt: skip
+    agreement_rows[name] = {"n": rep["n"], "agree": rep["agree"],
+                            "raw (Wilson 95%)": stats.fmt_ci(rep["raw"], *rep["raw_ci"]),
+                            "kappa (bootstrap 95%)": stats.fmt_ci(rep["kappa"], *rep["kappa_ci"])}  # fmt: skip
 for (reader_name, qid), r in second[first_label != second["label"]].iterrows():
     print(f"  {reader_name.split('-')[2]} {qid}: {first_label[(reader_name, qid)]} vs {r['label']} ({r['why']})")
-pd.DataFrame(rows).T
+pd.DataFrame(agreement_rows).T
 
 # %% [markdown]
 # High agreement between two sessions of the same assistant says the rubric is applied consistently; it cannot
@@ -281,8 +282,9 @@ mine = labelling.labels_for(answer_set, answer_reference)
 print("labels used:", mine.source)
 yours = pd.Series(mine.labels)
 if mine.mine:
-    k = stats.kappa_report([answer_reference[q] for q in yours.index], yours.tolist())
-    print(f"you and the rater agree on {k['agree']} of {k['n']}; kappa {stats.fmt_ci(k['kappa'], *k['kappa_ci'])}")
+    kap = stats.kappa_report([answer_reference[q] for q in yours.index], yours.tolist())
+    kappa = stats.fmt_ci(kap["kappa"], *kap["kappa_ci"])
+    print(f"you and the rater agree on {kap['agree']} of {kap['n']}; kappa {kappa}")
 on_yours = verdicts.loc[yours.index].assign(**{"your label": yours == "right"})
 stats.judge_report(on_yours, ["reference number", "lexical judge"], truth="your label", missing="skip").round(3)
 
