@@ -254,11 +254,20 @@ class _Grid:
     def costs(self, size, overlap, k):
         return {"chunks": 1000 / (size - overlap), "words read": k * size}
 
+    retrievers = ("bm25",)
+
+    def evidence_curve(self, size, overlap, retriever, max_k):
+        return [min(1.0, size / 512 + overlap / 1000 + k / 100) for k in range(1, max_k + 1)]
+
 
 def test_chunk_grid_explorer_shows_costs_and_table_of_each_configuration():
     grid = _Grid()
     ex = widgets.ChunkGridExplorer(grid)
     assert grid.calls == [(128, 32, 10)]  # the widget's overlap share, 25 % of 128, is 32 words below it
+    chart = ex.chart.value  # ER@10 over the whole grid, the current cell (128, 25 %) marked
+    assert [v for _, v in html_cells(chart, "mark")] == [f"{128 / 512 + 32 / 1000 + 0.1:.3f}"]
+    assert "ER@10 bm25" in html_text(chart) and "size 128, overlap 25%" in chart
+    assert html_cells(ex.html_for(k=3)["chart"], "mark") == [("size 128, overlap 25%", f"{0.25 + 0.032 + 0.03:.3f}")]
     shown = ex.html_for(size=256, overlap_share=0.5, k=7)
     assert html_text(shown["costs"]) == "size 256, overlap 128 words: chunks 7.812, words read 1792"
     assert cells(shown["costs"], "cost") == {"chunks": "7.812", "words read": "1792"}

@@ -33,6 +33,7 @@ __all__ = [
     "ChunkGridExplorer",
     "chunk_grid_view",
     "costs_html",
+    "grid_heatmap_html",
     "CutoffExplorer",
     "cutoff_table",
 ]
@@ -361,12 +362,36 @@ def costs_html(view: dict[str, Any]) -> str:
     return f'<div class="lk-costs">size {view["size"]}, overlap {view["overlap"]} words: {costs}</div>'
 
 
+def grid_heatmap_html(curves: Mapping[tuple[int, float, str], Sequence[float]], sizes, shares, size: int,
+                      overlap_share: float, k: int) -> str:  # fmt: skip
+    """05's picture: mean ER@k of each retriever over the size x overlap grid at ``k``, the current cell marked.
+    ``curves``: ``{(size, overlap share, retriever): ChunkGrid.evidence_curve(...)}`` (ER@1, ER@2, ...)."""
+    names = list(dict.fromkeys(r for _, _, r in curves))
+    cols = [f"{f:.0%}" for f in shares]
+    panels = [
+        plots.svg_heatmap(
+            sizes,
+            cols,
+            [[curves[(sz, f, r)][k - 1] for f in shares] for sz in sizes],
+            mark=(size, f"{overlap_share:.0%}"),
+            mark_label=f"size {size}, overlap {overlap_share:.0%}",
+            title=f"ER@{k} {r}",
+            xlabel="overlap",
+            ylabel="size (words)",
+        )  # fmt: skip
+        for r in names
+    ]
+    return str(plots.side_by_side(*panels))
+
+
 class ChunkGridExplorer(Explorer):
     """Pick a chunk size, an overlap and k; see per-slice metrics and what the chunking costs.
 
     Wraps :meth:`labkit.grid.ChunkGrid.evaluate` and :meth:`labkit.grid.ChunkGrid.costs`
     (:func:`chunk_grid_view`). A configuration is chunked, indexed and evaluated the first time it is chosen,
-    then cached.
+    then cached. The picture (:func:`grid_heatmap_html`) is each retriever's ER@k over the whole grid at the
+    current k, the current cell marked: every chunking of the grid is built with the explorer (chapter 05 has
+    built them all by then) and its ER@1..20 computed in one pass (:meth:`labkit.grid.ChunkGrid.evidence_curve`).
     """
 
     css_class = "lk-chunk-grid"
@@ -380,11 +405,28 @@ class ChunkGridExplorer(Explorer):
                                          style=STYLE)  # fmt: skip
         self.k = w.IntSlider(value=k, min=1, max=20, description="k", continuous_update=False, layout=LAYOUT,
                              style=STYLE)  # fmt: skip
-        self.costs, self.table = w.HTML(), w.HTML()
+        self.costs, self.table, self.chart = w.HTML(), w.HTML(), w.HTML()
+        names = [r for r in grid.retrievers if r in ("bm25", "dense", "hybrid")]
+        self.curves = {(sz, f, r): grid.evidence_curve(sz, int(sz * f), r, self.k.max)
+                       for sz in sizes for f in overlap_shares for r in names}  # fmt: skip
+        self._views: dict[tuple, dict[str, Any]] = {}
         super().__init__(
             {"size": self.size, "overlap_share": self.overlap, "k": self.k},
-            lambda size, overlap_share, k: chunk_grid_view(grid, size, overlap_share, k),
-            lambda view: {"costs": costs_html(view), "table": table_html(view["table"])},
-            outputs={"costs": self.costs, "table": self.table},
-            summary=lambda view: {**view, "table": view["table"].round(4)},
-        )
+            self._view,
+            lambda view: {"costs": costs_html(view), "table": table_html(view["table"]),
+                          "chart": grid_heatmap_html(self.curves, sizes, overlap_shares, view["size"],
+                                                     view["share"], view["k"])},
+            outputs={"costs": self.costs, "table": self.table, "chart": self.chart},
+            summary=lambda view: {key: v for key, v in view.items() if key != "share"}
+            | {"table": view["table"].round(4)},
+        )  # fmt: skip
+
+    def _view(self, size, overlap_share, k):
+        """:func:`chunk_grid_view`, each state once (a revisit only redraws)."""
+        key = (size, overlap_share, k)
+        if key not in self._views:
+            self._views[key] = {**chunk_grid_view(self.grid, size, overlap_share, k), "share": overlap_share}
+        return self._views[key]
+
+    def arrange(self) -> list[w.Widget]:
+        return [*self.controls.values(), self.costs, w.HBox([self.table, self.chart]), self.message]
