@@ -36,7 +36,7 @@ def test_voila_serves_the_03_playground(start_voila, page):
         f"{pg.stem}: an exercise check is on the served page, without its answer"
     )
     assert "xercise" not in text and "None with your answer" not in text, (
-        f"{pg.stem}: an exercise is on the served page: {text[text.find('xercise') - 80:][:200]!r}"
+        f"{pg.stem}: an exercise is on the served page: {text[text.find('xercise') - 80 :][:200]!r}"
     )
     assert "refused, as it should be. ValueError:" in text  # a "what can go wrong" demo, labelled as one
     pg.check("as loaded")
