@@ -26,6 +26,8 @@ from typing import Any
 
 from labkit import args
 from labkit.metrics import compare_runs
+from labkit.metrics.graded import ndcg_per_query
+from labkit.metrics.set_based import hit, hits_at_k, precision, recall
 
 __all__ = ["rrf", "explain_rrf", "combsum", "fuse_runs", "hybrid_table", "check_c", "check_weights", "DEFAULT_C"]
 
@@ -359,9 +361,6 @@ class HybridSweep:
     def table(self, c: float, weights=None):
         """:func:`hybrid_table` ``(runs, qrels, groups, c, weights, k, metrics)``: the same frame, a new one."""
         import numpy as np
-
-        from labkit.metrics.graded import ndcg_per_query
-        from labkit.metrics.set_based import hit, hits_at_k, precision, recall
 
         cols = self._top(c, weights)
         nq = len(self.qids)

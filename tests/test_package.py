@@ -37,7 +37,8 @@ PARTS = {  # bottom to top: a part may import itself and the parts before it, ne
     "Studies": {"studies", "studies.handbook", "studies.synth_data", "studies.faithfulness_data",
                 "studies.position_study", "studies.position_view", "studies.answers_data", "studies.cascade"},
     "Exercises": {"check", "exercises"},
-    "UI": {"plots", "plots.figures", "plots.verdicts", "plots.svg", "widgets", "widgets.explorer", "widgets.rankings",
+    "UI": {"plots", "plots.figures", "plots.verdicts", "plots.svg", "plots.pictures", "widgets", "widgets.explorer",
+           "widgets.rankings",
            "widgets.answers", "widgets.traces"},
 }  # fmt: skip
 """The single definition of labkit's parts; ``labkit/__init__.py``'s docstring lists the same modules by part."""

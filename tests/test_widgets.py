@@ -194,7 +194,7 @@ def test_fusion_explorer_shows_the_hybrid_table_and_the_fused_ranking():
     assert ex.c.options == widgets.rankings.C_STEPS  # log-spaced: every step moves the fused order
     chart = ex.html_for(c=10)["chart"]  # the hybrid against every c, c = 10 marked, in both panels
     curve = {c: fusion.hybrid_table(RUNS, QRELS, GROUPS, c=c, weights=[1.0, 1.0], k=3) for c in ex.c.options}
-    assert chart == widgets.fusion_curve_html(curve, 10) and [v for _, v in html_cells(chart, "mark")] == ["c = 10"] * 2
+    assert chart == plots.svg_fusion_by_c(curve, 10) and [v for _, v in html_cells(chart, "mark")] == ["c = 10"] * 2
     texts = {d: f"text of {d} " * 20 for run in RUNS.values() for d in run["q1"]}
     with_text = widgets.FusionExplorer(RUNS, QRELS, GROUPS, {"q1": "first?"}, k=3, top_n=1, query="q1", c=7,
                                        texts=texts)  # fmt: skip

@@ -14,7 +14,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from labkit import args
+from labkit import args, metrics
+from labkit.plots.figures import MAX_K
 
 __all__ = [
     "Svg",
@@ -25,8 +26,6 @@ __all__ = [
     "svg_gain_discount",
     "side_by_side",
     "PALETTE",
-    "svg_routing",
-    "svg_triage_shares",
 ]
 
 PALETTE = ("#3b6ea8", "#e08a2c", "#4c9a5b", "#8e5ea2", "#9a9a9a", "#c4463a")
@@ -347,9 +346,6 @@ def svg_gain_discount(
     """:func:`labkit.plots.plot_gain_discount` drawn as SVG, for the 03 playground (the same bars: the gain, the
     discounted gain, the ideal ordering's discounted gain as an outline, the divisor under each rank; DCG, IDCG
     and nDCG in the title)."""
-    from labkit import metrics
-    from labkit.plots.figures import MAX_K
-
     k = args.whole_number("k", k, maximum=MAX_K, hint=f"more than {MAX_K} bars are unreadable and slow to draw")
     m = metrics.ranking_metrics(rels, k, 1, unretrieved, idcg)
     gain = [max(float(r), 0.0) for r in list(rels)[:k]]
@@ -378,45 +374,3 @@ def svg_gain_discount(
     body += _legend(["gain (grade)", "discounted gain", "ideal, discounted"], ["#a9bfd9", "#3b6ea8", "#e08a2c"],
                     f.right + 10, f.top + 8, swatch="box")  # fmt: skip
     return _svg(width, height, f"gains and discounts at k = {k}", body)
-
-
-def svg_routing(by_k: Mapping[int, Mapping[str, float]], k: int) -> Panels:
-    """09's picture: left, where the window filter sends the requests at each k (``share to <model>`` of
-    :func:`labkit.router.routing_at_k`, what no model holds as ``none``); right, the filter's errors against k
-    (recall, overflow, overpay). ``by_k``: ``{k: routing_at_k(...)}``; ``k``: the one marked. HTML, two panels."""
-    ks = sorted(by_k)
-    if k not in by_k:
-        raise ValueError(f"k must be one of the k values of by_k ({ks[0]}..{ks[-1]}), got {k!r}")
-    models = [name.removeprefix("share to ") for name in by_k[ks[0]] if name.startswith("share to ")]
-    if not models:
-        raise ValueError("by_k must hold router.routing_at_k(...) rows: no 'share to <model>' in them")
-    shares = {m: [by_k[x][f"share to {m}"] for x in ks] for m in models}
-    shares["none"] = [max(0.0, 1 - sum(by_k[x][f"share to {m}"] for m in models)) for x in ks]
-    colours = {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(models)} | {"none": "#c4463a"}
-    left = svg_stacked_bars(ks, shares, colours=colours, mark=k, mark_label=f"k = {k}", xlabel="k (chunks)",
-                            title="where the filter sends the requests", width=330)  # fmt: skip
-    errors = {name: [by_k[x][f"filter {name}"] for x in ks] for name in ("recall", "overflow", "overpay")}
-    right = svg_lines(ks, errors, mark=k, mark_label=f"k = {k}", xlabel="k (chunks)", ylabel="share of requests",
-                      title="the chars/4 filter's errors", width=300)  # fmt: skip
-    return side_by_side(left, right)
-
-
-def svg_triage_shares(
-    sweep: Mapping[int, Mapping[str, int]], k: int, cells: Sequence[str], title: str = "", colours=None
-) -> Svg:
-    """07's picture: the shares of the triage cells (``cells``, bottom up) against k, ``k`` marked. ``sweep``:
-    ``{k: triage.triage(traces_at(k), k)}`` (a reader recorded at one k has one bar)."""
-    ks = sorted(sweep)
-    if k not in sweep:
-        raise ValueError(f"k must be one of the k values of sweep {ks}, got {k!r}")
-    segments = {cell: [sweep[x].get(cell, 0) for x in ks] for cell in cells}
-    return svg_stacked_bars(
-        ks,
-        segments,
-        colours=colours,
-        mark=k,
-        mark_label=f"k = {k}",
-        xlabel="k (chunks read)",
-        title=title or "triage cells against k",
-        width=360 if len(ks) > 3 else 240,
-    )

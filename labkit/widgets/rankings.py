@@ -28,12 +28,10 @@ __all__ = [
     "FusionExplorer",
     "fusion_view",
     "ranking_html",
-    "fusion_curve_html",
     "QuestionBox",
     "ChunkGridExplorer",
     "chunk_grid_view",
     "costs_html",
-    "grid_heatmap_html",
     "CutoffExplorer",
     "cutoff_table",
 ]
@@ -213,18 +211,6 @@ C_STEPS = (1, 3, 10, 30, 60, 100, 200)
 """The RRF constants the explorer offers: log-spaced, so each step of the slider changes the fused order."""
 
 
-def fusion_curve_html(curve: Mapping[float, Any], c: float) -> str:
-    """01's picture: the hybrid's per-slice metrics against RRF's ``c`` (one panel per metric of the tables, a log
-    axis), ``c`` marked. ``curve``: ``{c: fusion.hybrid_table(...)}`` at the current weights."""
-    cs = sorted(curve)
-    panels = []
-    for m in dict.fromkeys(col[0] for col in curve[cs[0]].columns):
-        series = {g: [float(curve[x].loc[g, (m, "hybrid")]) for x in cs] for g in curve[cs[0]].index}
-        panels.append(plots.svg_lines(cs, series, mark=c, mark_label=f"c = {c:g}", log_x=True, xlabel="c (log scale)",
-                                      title=f"hybrid {m} per slice against c", width=300))  # fmt: skip
-    return str(plots.side_by_side(*panels))
-
-
 class FusionExplorer(Explorer):
     """Sliders for RRF's ``c`` (log-spaced steps, :data:`C_STEPS`) and one weight per retriever; per-slice metrics,
     a picture of the hybrid's metrics against every ``c`` (the current one marked) and one fused ranking update
@@ -289,7 +275,7 @@ class FusionExplorer(Explorer):
     def _render(self, view) -> dict[str, str]:
         title = f"fused top {view['top_n']} for {view['qid']}"
         ranking = ranking_html(view["ranking"], view["judged"], title, self.texts)
-        chart = fusion_curve_html(view["curve"], view["c"])
+        chart = str(plots.svg_fusion_by_c(view["curve"], view["c"]))
         return {"table": table_html(view["table"]), "chart": chart, "ranking": ranking}
 
     def arrange(self) -> list[w.Widget]:
@@ -362,34 +348,12 @@ def costs_html(view: dict[str, Any]) -> str:
     return f'<div class="lk-costs">size {view["size"]}, overlap {view["overlap"]} words: {costs}</div>'
 
 
-def grid_heatmap_html(curves: Mapping[tuple[int, float, str], Sequence[float]], sizes, shares, size: int,
-                      overlap_share: float, k: int) -> str:  # fmt: skip
-    """05's picture: mean ER@k of each retriever over the size x overlap grid at ``k``, the current cell marked.
-    ``curves``: ``{(size, overlap share, retriever): ChunkGrid.evidence_curve(...)}`` (ER@1, ER@2, ...)."""
-    names = list(dict.fromkeys(r for _, _, r in curves))
-    cols = [f"{f:.0%}" for f in shares]
-    panels = [
-        plots.svg_heatmap(
-            sizes,
-            cols,
-            [[curves[(sz, f, r)][k - 1] for f in shares] for sz in sizes],
-            mark=(size, f"{overlap_share:.0%}"),
-            mark_label=f"size {size}, overlap {overlap_share:.0%}",
-            title=f"ER@{k} {r}",
-            xlabel="overlap",
-            ylabel="size (words)",
-        )  # fmt: skip
-        for r in names
-    ]
-    return str(plots.side_by_side(*panels))
-
-
 class ChunkGridExplorer(Explorer):
     """Pick a chunk size, an overlap and k; see per-slice metrics and what the chunking costs.
 
     Wraps :meth:`labkit.grid.ChunkGrid.evaluate` and :meth:`labkit.grid.ChunkGrid.costs`
     (:func:`chunk_grid_view`). A configuration is chunked, indexed and evaluated the first time it is chosen,
-    then cached. The picture (:func:`grid_heatmap_html`) is each retriever's ER@k over the whole grid at the
+    then cached. The picture (:func:`labkit.plots.svg_grid_er`) is each retriever's ER@k over the whole grid at the
     current k, the current cell marked: every chunking of the grid is built with the explorer (chapter 05 has
     built them all by then) and its ER@1..20 computed in one pass (:meth:`labkit.grid.ChunkGrid.evidence_curve`).
     """
@@ -414,8 +378,8 @@ class ChunkGridExplorer(Explorer):
             {"size": self.size, "overlap_share": self.overlap, "k": self.k},
             self._view,
             lambda view: {"costs": costs_html(view), "table": table_html(view["table"]),
-                          "chart": grid_heatmap_html(self.curves, sizes, overlap_shares, view["size"],
-                                                     view["share"], view["k"])},
+                          "chart": str(plots.svg_grid_er(self.curves, sizes, overlap_shares, view["size"],
+                                                     view["share"], view["k"]))},
             outputs={"costs": self.costs, "table": self.table, "chart": self.chart},
             summary=lambda view: {key: v for key, v in view.items() if key != "share"}
             | {"table": view["table"].round(4)},
