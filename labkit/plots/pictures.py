@@ -20,7 +20,8 @@ def svg_fusion_by_c(curve: Mapping[float, Any], c: float) -> Panels:
     cs = sorted(curve)
     panels = []
     for m in dict.fromkeys(col[0] for col in curve[cs[0]].columns):
-        series = {g: [float(curve[x].loc[g, (m, "hybrid")]) for x in cs] for g in curve[cs[0]].index}
+        column = [curve[x][(m, "hybrid")].to_dict() for x in cs]  # one lookup per table, not per cell
+        series = {g: [float(col[g]) for col in column] for g in curve[cs[0]].index}
         panels.append(svg_lines(cs, series, mark=c, mark_label=f"c = {c:g}", log_x=True, xlabel="c (log scale)",
                                       title=f"hybrid {m} per slice against c", width=300))  # fmt: skip
     return side_by_side(*panels)
