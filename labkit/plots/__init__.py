@@ -1,10 +1,12 @@
 """Figures: with the ``widgets`` package, the UI part of labkit, the only modules that import matplotlib.
 
 Every function takes plain arguments, draws one figure and returns it, so a notebook can call it directly
-before a widget wraps it. One namespace, two modules:
+before a widget wraps it. One namespace, four modules:
 
 - :mod:`labkit.plots.figures` — retrieval and answers per slice, k and position (chapters 00 to 05, 07);
-- :mod:`labkit.plots.verdicts` — judges against labels, and what a strategy costs for what it passes (06, 09).
+- :mod:`labkit.plots.verdicts` — judges against labels, and what a strategy costs for what it passes (06, 09);
+- :mod:`labkit.plots.svg` — small charts drawn as SVG text in about a millisecond (03's gains and discounts);
+- :mod:`labkit.plots.pictures` — the explorers' pictures made of them (01, 05, 07, 09).
 
 Every function is ``plots.<name>``.
 """
@@ -12,4 +14,6 @@ Every function is ``plots.<name>``.
 from __future__ import annotations
 
 from labkit.plots.figures import *  # noqa: F403 - the facade: every function is ``plots.<name>``
+from labkit.plots.pictures import *  # noqa: F403
+from labkit.plots.svg import *  # noqa: F403
 from labkit.plots.verdicts import *  # noqa: F403

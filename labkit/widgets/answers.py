@@ -8,13 +8,12 @@ functions that call a model (a judge, a generator) come in as arguments: a widge
 
 from __future__ import annotations
 
-import functools
 import html
 from typing import Any
 
 import ipywidgets as w
 
-from labkit import stats
+from labkit import plots, stats
 from labkit.faithfulness import faithfulness, quote_in_context
 from labkit.studies import cascade
 from labkit.studies import synth_data as sd
@@ -164,21 +163,33 @@ def routing_html(stats: dict[str, float]) -> str:
 
 
 class RoutingExplorer(Explorer):
-    """One slider, k: prompt sizes, where a window filter routes the requests, the price, the filter's errors.
+    """One slider, k: prompt sizes, where a window filter routes the requests, the price, the filter's errors,
+    and a picture of the routing and the errors at every k with the current one marked
+    (:func:`labkit.plots.svg_routing`).
 
-    Wraps ``stats(k) -> dict`` (the notebook passes a function built on :func:`labkit.router.routing_at_k`);
-    each k is computed once.
+    Wraps ``stats(k) -> dict`` (the notebook passes a function built on :func:`labkit.router.routing_at_k`).
+    Every k of the slider is computed once, when the explorer is built (the picture needs them all), so a move
+    only redraws.
     """
 
     css_class = "lk-routing-explorer"
 
     def __init__(self, stats, k=5, max_k=20):
-        stats = functools.cache(stats)
+        self.by_k = {x: dict(stats(x)) for x in range(1, max_k + 1)}
         self.k = w.IntSlider(value=k, min=1, max=max_k, description="k (chunks in the prompt)",
                              continuous_update=False, layout=w.Layout(width="480px"),
                              style={"description_width": "190px"})  # fmt: skip
-        self.table = w.HTML()
-        super().__init__({"k": self.k}, lambda k: dict(stats(k)), routing_html, outputs={"table": self.table})
+        self.table, self.chart = w.HTML(), w.HTML()
+        super().__init__(
+            {"k": self.k},
+            lambda k: {"k": k, "row": self.by_k[k]},
+            lambda v: {"table": routing_html(v["row"]), "chart": str(plots.svg_routing(self.by_k, v["k"]))},
+            outputs={"table": self.table, "chart": self.chart},
+            summary=lambda v: dict(v["row"]),
+        )
+
+    def arrange(self) -> list[w.Widget]:
+        return [self.k, w.HBox([self.table, self.chart]), self.message]
 
 
 # ---------------------------------------------------------------- 09: one request of the cascade

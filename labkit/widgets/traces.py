@@ -14,7 +14,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from labkit import stats, triage
+from labkit import plots, stats, triage
 from labkit.studies import position_view as pv
 from labkit.widgets.explorer import LAYOUT, STYLE, Explorer, html_table
 
@@ -144,6 +144,17 @@ def triage_html(view: dict[str, Any]) -> dict[str, str]:
     }
 
 
+def _sweep(traces_at, ks) -> dict[int, dict[str, int]]:
+    """``{k: triage counts}`` for the picture; a k whose traces fail is left out (choosing it shows the error)."""
+    out = {}
+    for k in ks:
+        try:
+            out[k] = triage.triage(traces_at(k), k)
+        except Exception:  # noqa: BLE001 - shown in place when that k is chosen, not at construction
+            continue
+    return out
+
+
 class TriageExplorer(Explorer):
     """Slider k, a cell picker and (optionally) a reader picker: the 2x2 counts, the priority, example traces.
 
@@ -153,7 +164,9 @@ class TriageExplorer(Explorer):
     recorded at one k raises for the others: the message says which k exists). ``recorded_k`` maps such a
     reader to its one k: picking it sets the slider there and locks it, so the explorer never offers a state
     that has no traces. Each (k, reader) is computed once. Each example shows its gold span, the answer and,
-    for a model's traces, the reference answer and the verdict of the check that judged it.
+    for a model's traces, the reference answer and the verdict of the check that judged it. The picture
+    (:func:`labkit.plots.svg_triage_shares`) shows the reader's cells at every k it has, the current k marked:
+    every k is computed when the explorer is built, so a move only redraws.
     """
 
     css_class = "lk-triage-explorer"
@@ -179,20 +192,36 @@ class TriageExplorer(Explorer):
                 raise ValueError(f"recorded_k names {unknown[0]!r}, which is not among readers {readers}")
             self.reader.observe(self._lock_k, names="value")  # before the explorer's own update: k first
             self._lock_k()
+            # the picture: each reader's cells at every k it has (one k for a reader recorded at one), computed now
+            self.sweeps = {r: _sweep(lambda x, r=r: traces_at(x, r), self._ks(r, max_k)) for r in readers}
             compute = lambda reader, k, cell: {**triage_view(traces_at(k, reader), k, cell, n_examples),  # noqa: E731
-                                               "reader": reader}  # fmt: skip
+                                               "reader": reader, "sweep": self.sweeps[reader]}  # fmt: skip
         else:
             self.reader = None
-            compute = lambda k, cell: triage_view(traces_at(k), k, cell, n_examples)  # noqa: E731
+            self.sweeps = {None: _sweep(traces_at, range(1, max_k + 1))}
+            compute = lambda k, cell: {**triage_view(traces_at(k), k, cell, n_examples),  # noqa: E731
+                                       "sweep": self.sweeps[None]}  # fmt: skip
+        self.chart = w.HTML()
         super().__init__(
             controls,
             compute,
-            triage_html,
-            outputs={"table": self.table, "examples": self.examples},
+            self._render,
+            outputs={"table": self.table, "chart": self.chart, "examples": self.examples},
             summary=lambda v: {**({"reader": v["reader"]} if "reader" in v else {}), "k": v["k"],
                                "counts": v["counts"], "priority": v["priority"],
                                "examples": [d["qid"] for d in v["examples"]]},
         )  # fmt: skip
+
+    def _ks(self, reader: str, max_k: int) -> list[int]:
+        fixed = self.recorded_k.get(reader)
+        return [fixed] if fixed is not None else list(range(1, max_k + 1))
+
+    @staticmethod
+    def _render(view: dict[str, Any]) -> dict[str, str]:
+        title = f"cells against k ({view['reader']})" if "reader" in view else "cells against k"
+        chart = plots.svg_triage_shares(view["sweep"], view["k"], list(plots.TRIAGE_COLOURS), title,
+                                        plots.TRIAGE_COLOURS)  # fmt: skip
+        return {**triage_html(view), "chart": str(chart)}
 
     def _lock_k(self, _change=None) -> None:
         """A reader recorded at one k only: the slider moves there and is locked; any other reader unlocks it."""
@@ -204,7 +233,7 @@ class TriageExplorer(Explorer):
 
     def arrange(self) -> list[w.Widget]:
         top = [self.reader] if self.reader is not None else []
-        return [*top, self.k, self.table, self.cell, self.examples, self.message]
+        return [*top, self.k, w.HBox([self.table, self.chart]), self.cell, self.examples, self.message]
 
 
 # ---------------------------------------------------------------- 08: triage per slice

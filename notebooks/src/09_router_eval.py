@@ -469,8 +469,17 @@ pd.crosstab(pd.DataFrame(rows)["length"], pd.DataFrame(rows)["gold chunk"], marg
 {name: round(v, 4) for name, v in routing_stats(8).items()}
 
 # %% [markdown]
+# Its picture is `plots.svg_routing` of every *k* at once: where the filter sends the requests (what no window
+# holds is `none`), and the chars/4 filter's errors, with one *k* marked:
+
+# %%
+routing_by_k = {k: routing_stats(k) for k in range(1, 21)}
+plots.svg_routing(routing_by_k, k=8)
+
+# %% [markdown]
 # Move *k* and watch the prompt size, where the filter sends the requests, the price per thousand requests and
-# the estimate's errors (each *k* takes a second the first time):
+# the estimate's errors. The explorer computes every *k* once when it is built (its picture needs them all), so a
+# move only redraws:
 
 # %%
 # NBVAL_IGNORE_OUTPUT

@@ -42,6 +42,13 @@ def pytest_collection_modifyitems(items):
 
 
 def pytest_terminal_summary(terminalreporter):
+    from labdriver import latency_report
+
+    lines = latency_report()
+    if lines:  # measured, printed, never asserted (issue 24's targets: p50 <= 50 ms, max <= 100 ms)
+        terminalreporter.write_sep("-", "explorer latency in the browser: key press -> outputs updated")
+        for line in lines:
+            terminalreporter.write_line(line)
     if _skipped_for_no_browser:
         terminalreporter.write_sep("!", "BROWSER TESTS SKIPPED", red=True, bold=True)
         terminalreporter.write_line(_skipped_for_no_browser[0], red=True)

@@ -327,6 +327,40 @@ READ_IMAGE = """async img => {
 }"""
 
 
+# Key-to-update latency: from the learner's event on the explorer (key down, pointer down or a select's change,
+# the first after arming) to the last change of any of its outputs, in the page's own clock. Read after a check
+# has seen the page show the new state, so "the last change" is the one that completed it.
+ARM_LATENCY = """root => {
+    if (!root.__lk) {
+        const st = root.__lk = {t0: null, last: null};
+        const mark = () => { if (st.t0 === null) st.t0 = performance.now(); };
+        for (const ev of ["keydown", "pointerdown", "change"]) root.addEventListener(ev, mark, {capture: true});
+        const obs = new MutationObserver(() => { if (st.t0 !== null) st.last = performance.now(); });
+        root.querySelectorAll("[class*='lk-output-']").forEach(o =>
+            obs.observe(o, {subtree: true, childList: true, characterData: true, attributes: true}));
+    }
+    root.__lk.t0 = null;
+    root.__lk.last = null;
+}"""
+READ_LATENCY = (
+    "root => (root.__lk && root.__lk.t0 !== null && root.__lk.last !== null) ? root.__lk.last - root.__lk.t0 : null"
+)
+LATENCIES: dict[str, list[float]] = {}
+"""Measured key-to-update latencies in ms, by "<notebook> <explorer>": printed at the end, never asserted."""
+
+
+def latency_report() -> list[str]:
+    """One line per explorer: moves measured, p50 and max in ms, against issue 24's targets (printed only)."""
+    import statistics
+
+    lines = []
+    for name, values in LATENCIES.items():
+        p50, worst = statistics.median(values), max(values)
+        ok = "within" if p50 <= 50 and worst <= 100 else "OUTSIDE"
+        lines.append(f"{name:58} n={len(values):2d}  p50 {p50:6.1f} ms  max {worst:6.1f} ms  ({ok} p50<=50, max<=100)")
+    return lines
+
+
 class ExplorerPage:
     """One labkit explorer on the page, and the same explorer built here on the notebook's inputs.
 
@@ -415,6 +449,19 @@ class ExplorerPage:
 
     def describe(self) -> str:
         return ", ".join(f"{name}={value!r}" for name, value in self.state.items())
+
+    # -- latency, measured in the page (printed, never asserted: speed is bench/'s business)
+    def arm(self) -> None:
+        """Start timing the next move: the learner's next event on the explorer to its outputs' last change."""
+        if self.root.count() == 1:
+            self.root.evaluate(ARM_LATENCY)
+
+    def record_latency(self) -> float | None:
+        """The armed move's latency in ms, kept in :data:`LATENCIES` (None: no output changed, or not armed)."""
+        ms = self.root.evaluate(READ_LATENCY) if self.root.count() == 1 else None
+        if ms is not None:
+            LATENCIES.setdefault(f"{self.stem} {self.name}", []).append(float(ms))
+        return ms
 
     # -- checks
     def check(self, widget: str, previous: dict | None = None) -> dict:

@@ -211,6 +211,9 @@ def drive(run: Run, step) -> None:
         ex.check_control(step.what, lambda: step.read(ex), step.want)
     elif isinstance(step, Move):  # the one act -> state -> readout -> check block
         value = step.value(ex) if callable(step.value) else step.value
+        timed = step.check and not step.error and getattr(step, "times", 1) == 1  # one event, one update
+        if timed:
+            ex.arm()
         widget = step.act(ex, value)
         if step.field:
             ex.state[step.field] = value
@@ -227,6 +230,9 @@ def drive(run: Run, step) -> None:
             )
         elif step.check:
             run.shown = ex.check(widget, run.shown if run.chain else None)
+            if timed:
+                ms = ex.record_latency()
+                print(f"{run.stem}: {ex.name} {widget}: {'-' if ms is None else f'{ms:.0f} ms'} key to update")
         run.last = widget
     else:
         raise TypeError(f"{run.stem}: not a step: {step!r}")

@@ -35,6 +35,9 @@ def test_voila_serves_the_03_playground(start_voila, page):
     assert "correct." not in text and "not answered yet" not in text, (
         f"{pg.stem}: an exercise check is on the served page, without its answer"
     )
+    assert "xercise" not in text and "None with your answer" not in text, (
+        f"{pg.stem}: an exercise is on the served page: {text[text.find('xercise') - 80 :][:200]!r}"
+    )
     assert "refused, as it should be. ValueError:" in text  # a "what can go wrong" demo, labelled as one
     pg.check("as loaded")
     pg.press_slider("k", "ArrowLeft")
