@@ -100,3 +100,9 @@ def test_a_rater_agrees_perfectly_with_itself(labels):
 def test_bad_input_names_the_argument(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_perfect_agreement_reports_no_collapsed_interval():
+    rep = stats.kappa_report(["s", "u", "s", "c"] * 10, ["s", "u", "s", "c"] * 10)
+    assert rep["kappa"] == 1 and rep["kappa_ci"] == (None, None)
+    assert rep["raw_ci"][0] < 1 == rep["raw_ci"][1]

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from labkit import construction as con
+from labkit import construction
 from labkit.studies import faithfulness_data as fdata
 from labkit.text import numbers
 
@@ -23,26 +23,28 @@ You must not share a card with a colleague.
 
 
 def test_sentences_skip_headings_tables_and_cut_fragments():
-    assert con.sentences("of the expense, counted from the receipt. File within 30 days of the expense.") == [
+    assert construction.sentences("of the expense, counted from the receipt. File within 30 days of the expense.") == [
         "File within 30 days of the expense."
     ]
-    got = con.sentences(PASSAGE)
+    got = construction.sentences(PASSAGE)
     assert "File every expense claim within 30 days of the expense." in got  # emphasis dropped
     assert not any(s.startswith(("|", "#")) for s in got)
 
 
 def test_table_facts_name_row_column_and_neighbours():
-    facts = con.table_facts(PASSAGE)
+    facts = construction.table_facts(PASSAGE)
     assert ("7 days", "Counted from", "The last day of the trip", ["The date of the expense"]) in facts
 
 
 def test_each_operation_does_what_its_label_says():
     elsewhere = ["Badges cost 200,000 VND to replace.", "A VPN session lasts at most 12 hours."]
-    claims = con.claims_for_context([PASSAGE], np.random.default_rng(1), elsewhere, reference="Within 30 days.")
+    claims = construction.claims_for_context(
+        [PASSAGE], np.random.default_rng(1), elsewhere, reference="Within 30 days."
+    )
     by_op = {}
     for c in claims:
         by_op.setdefault(c.operation, []).append(c)
-        assert c.label == con.LABEL_OF[c.operation]
+        assert c.label == construction.LABEL_OF[c.operation]
     assert {"kept", "table-kept", "number", "unit", "swap", "negation", "added"} <= set(by_op)
     context_numbers = set(numbers(PASSAGE))
     for c in by_op["number"]:
@@ -69,9 +71,9 @@ def test_the_chapter_set_is_balanced_deterministic_and_true_to_its_contexts():
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda: con.claims_for_context([], np.random.default_rng(0)), "passages"),
-        (lambda: con.balanced({"q": []}, {"kept": 1}, np.random.default_rng(0)), "not enough candidates"),
-        (lambda: con.balanced({"q": []}, {"rewrite": 1}, np.random.default_rng(0)), "unknown operations"),
+        (lambda: construction.claims_for_context([], np.random.default_rng(0)), "passages"),
+        (lambda: construction.balanced({"q": []}, {"kept": 1}, np.random.default_rng(0)), "not enough candidates"),
+        (lambda: construction.balanced({"q": []}, {"rewrite": 1}, np.random.default_rng(0)), "unknown operations"),
     ],
 )
 def test_bad_input_names_the_argument(call, match):

@@ -96,7 +96,9 @@ def kappa_report(
 ) -> dict[str, Any]:
     """Kappa with a bootstrap interval (the items resampled), and raw agreement with its Wilson interval.
 
-    Returns ``n``, ``agree`` (items with the same label), ``raw`` and ``raw_ci``, ``kappa`` and ``kappa_ci``.
+    Returns ``n``, ``agree`` (items with the same label), ``raw`` and ``raw_ci``, ``kappa`` and ``kappa_ci``
+    (``(None, None)`` when every resample gives the same kappa, as when the raters agree on every item: a
+    percentile bootstrap has nothing to resample then, and the Wilson interval of ``raw`` is the bound to read).
     """
     import numpy as np
 
@@ -115,13 +117,16 @@ def kappa_report(
     tail = (1 - level) / 2
     agree = sum(x == y for x, y in zip(a, b, strict=True))
     raw, lo, hi = wilson(agree, n, level)
+    low, high = float(np.quantile(boots, tail)), float(np.quantile(boots, 1 - tail))
     return {
         "n": n,
         "agree": agree,
         "raw": raw,
         "raw_ci": (lo, hi),
         "kappa": kappa,
-        "kappa_ci": (float(np.quantile(boots, tail)), float(np.quantile(boots, 1 - tail))),
+        # when no item disagrees every resample agrees too, and the percentile interval collapses to a point:
+        # that is no interval at all, so it is reported as (None, None); raw_ci still bounds the agreement
+        "kappa_ci": (None, None) if low == high else (low, high),
     }
 
 

@@ -373,10 +373,13 @@ first_r = {r["id"]: r["rating"] for r in sd.realism_labels()}
 second_r = pd.DataFrame(sd.realism_second_rater())
 rep = stats.kappa_report([first_r[i] for i in second_r["id"]], second_r["rating"].tolist(), labels=sd.RATINGS)
 print(f"same rating on {rep['agree']} of {rep['n']} ({stats.fmt_ci(rep['raw'], *rep['raw_ci'])}); "
-      f"kappa {stats.fmt_ci(rep['kappa'], *rep['kappa_ci'])}")  # fmt: skip
+      f"kappa {stats.fmt_ci(rep['kappa'], *rep['kappa_ci'])}"
+      + (" (no interval: with no disagreement to resample, the bootstrap has none to give)"
+         if rep["kappa_ci"][0] is None else ""))  # fmt: skip
 
 # %% [markdown]
-# Perfect agreement, and it says less than it seems. These 60 questions were *written* to be examples of each
+# Perfect agreement (the Wilson interval of the raw agreement says 60 of 60 is compatible with a true agreement
+# as low as 0.94), and it says less than it seems. These 60 questions were *written* to be examples of each
 # level (12 per level), by the same session that rated them, and the rubric describes each level by exactly the
 # features they were written with (two of them are quoted in it). A second rater recognising the intended level is
 # a check that the levels are distinguishable, not that raters agree on what a model really writes. That needs
