@@ -181,9 +181,14 @@ def table_html(table: Any) -> str:
 def fusion_view(runs, qrels, groups, c: float, weights: Sequence[float], qid: str, k: int = 10, top_n: int = 5):
     """The per-slice table of :func:`labkit.fusion.hybrid_table` and the fused top ``top_n`` of one query, scored."""
     table = fusion.hybrid_table(runs, qrels, groups, c=c, weights=weights, k=k)
-    fused, score = fusion.rrf([run[qid] for run in runs.values()], c=c, top_n=top_n, weights=weights)
+    by_text = {name: args.by_id(f"runs[{name!r}]", run) for name, run in runs.items()}
+    lacking = [name for name, run in by_text.items() if str(qid) not in run]
+    if lacking:
+        raise ValueError(f"qid {qid!r} has no ranking in runs[{lacking[0]!r}]: pick a query every run retrieved")
+    fused, score = fusion.rrf([run[str(qid)] for run in by_text.values()], c=c, top_n=top_n, weights=weights)
     ranking = [(d, score[d]) for d in fused]
-    return {"table": table, "ranking": ranking, "judged": dict(qrels.get(qid, {})), "qid": qid, "top_n": top_n}
+    judged = dict(args.by_id("qrels", qrels).get(str(qid), {}))
+    return {"table": table, "ranking": ranking, "judged": judged, "qid": qid, "top_n": top_n}
 
 
 def ranking_html(
