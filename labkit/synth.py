@@ -22,7 +22,7 @@ from typing import Any
 
 from labkit import args
 from labkit.llm import parse_json
-from labkit.text import jaccard
+from labkit.text import fold_with_offsets, jaccard
 
 __all__ = [
     "Dropped",
@@ -53,12 +53,14 @@ class Dropped:
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
 
 
-def _normalised(text: str) -> tuple[str, list[int]]:
-    """``text`` lower-cased with white-space runs collapsed and curly quotes straightened, and for each
-    character of the result the index of the original character it came from."""
-    out, where = [], []
+def _normalised(text: str) -> tuple[str, list[int], list[int]]:
+    """``text`` folded (:func:`labkit.text.fold`: NFC, case folded) with white-space runs collapsed and curly
+    quotes straightened, and for each character of the result the start and end offsets in ``text`` of the
+    original characters it came from (an ``e`` + combining accent is one ``é`` that came from two)."""
+    folded, starts, ends = fold_with_offsets(text)
+    out, start, end = [], [], []
     prev_space = False
-    for i, ch in enumerate(text):
+    for ch, a, b in zip(folded, starts, ends, strict=True):
         if ch in "*`":  # Markdown emphasis: models quote the words, not the asterisks
             continue
         if ch.isspace():
@@ -67,17 +69,19 @@ def _normalised(text: str) -> tuple[str, list[int]]:
             out.append(" ")
             prev_space = True
         else:
-            out.append(ch.translate(_QUOTES).lower())
+            out.append(ch.translate(_QUOTES))
             prev_space = False
-        where.append(i)
-    return "".join(out), where
+        start.append(a)
+        end.append(b)
+    return "".join(out), start, end
 
 
 def locate_quote(quote: str, document: str, within: tuple[int, int] | None = None) -> tuple[int, int] | None:
     """``(start, end)`` of ``quote`` in ``document`` (preferring the range ``within``), or None.
 
-    Exact match first; then a match that ignores case, white-space runs, curly quotes and trailing punctuation
-    of the quote, and Markdown's ``*``/backticks. The span returned always covers the document's own characters.
+    Exact match first; then a match that ignores case, Unicode spelling (NFC or NFD), white-space runs, curly
+    quotes and trailing punctuation of the quote, and Markdown's ``*``/backticks. The span returned always covers
+    the document's own characters, whole: an accent typed as a combining mark is never cut off its letter.
     """
     quote = args.text("quote", quote).strip()
     document = args.text("document", document)
@@ -86,16 +90,16 @@ def locate_quote(quote: str, document: str, within: tuple[int, int] | None = Non
         i = document.find(quote, a, b)
         if i >= 0:
             return i, i + len(quote)
-    q, _ = _normalised(quote.strip(" .,;:"))
+    q, _, _ = _normalised(quote.strip(" .,;:"))
     if not q.strip():
         return None
-    d, where = _normalised(document)
+    d, start, end = _normalised(document)
     starts = [m.start() for m in re.finditer(re.escape(q), d)]
     if not starts:
         return None
-    inside = [s for s in starts if lo <= where[s] < hi]
+    inside = [s for s in starts if lo <= start[s] < hi]
     s = (inside or starts)[0]
-    return where[s], where[s + len(q) - 1] + 1
+    return start[s], end[s + len(q) - 1]
 
 
 QA_SCHEMA = {

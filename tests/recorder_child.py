@@ -4,7 +4,7 @@
 
 The model is a scripted fake in this process (never the real model): each prompt's response is a fixed
 function of the prompt, from a few bytes to ~24 KB, and every call is logged to ``<data>/calls.log``. The disk
-is made slow: the cassette's ``os.write`` writes at most 512 bytes a call and pauses, so a line takes several
+is made slow: the cassette lines' ``os.write`` writes at most 512 bytes a call and pauses, so a line takes several
 writes and a kill can land in the middle of one. Markers on stdout tell the test where the child is:
 ``READY`` once it is about to record, ``MID-WRITE`` after the first piece of a line (the rest still to come).
 """
@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from labkit.llm import cassette  # noqa: E402
+from labkit.llm import lines as cassette_lines  # noqa: E402
 
 PIECE = 512
 
@@ -78,7 +79,7 @@ def main() -> int:
     sys.modules["record_tool"] = rec
     spec.loader.exec_module(rec)
     rec.PLANS = {"kill-plan": lambda: (rec.Request("scripted", p) for p in prompts(n))}
-    cassette.os = SlowDisk()
+    cassette_lines.os = SlowDisk()
     print("READY", flush=True)
     rec.record("kill-plan", None, client=Scripted)
     return 0

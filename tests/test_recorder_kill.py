@@ -25,6 +25,7 @@ import pytest
 
 from labkit import llm
 from labkit.llm import cassette
+from labkit.llm import lines as cassette_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -68,7 +69,7 @@ def _check(path: Path) -> tuple[int, bool]:
     keys = set()
     lines = complete.split(b"\n")[:-1]
     for n, line in enumerate(lines, start=1):
-        row = cassette._parse_line(path.name, n, line)  # JSON, key of its prompt, digest right
+        row = cassette_lines.parse_line(path.name, n, line)  # JSON, key of its prompt, digest right
         assert row["key"] not in keys, f"{path.name}:{n}: key {row['key']} written twice"
         keys.add(row["key"])
         assert row["response"] == child.response(row["prompt"]), f"{path.name}:{n}: not the scripted answer"

@@ -21,7 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from labkit import llm  # noqa: E402
-from labkit.studies import answers_data, faithfulness_data, handbook, synth_data  # noqa: E402
+from labkit.studies import answers_data  # noqa: E402
+from labkit.studies import faithfulness_data as fdata  # noqa: E402
+from labkit.studies import handbook as hb  # noqa: E402
+from labkit.studies import synth_data as sd  # noqa: E402
 
 SEED = 20261202
 SIZES = {"faithfulness": 80, "audit": 70, "realism": 60, "correctness-0.5b": 60}
@@ -41,7 +44,7 @@ def _sample(rows: list, n: int, seed: int) -> list:
 def faithfulness_sheet() -> list[dict]:
     """Claims under opaque item names, shuffled: the file's ids and order tell which claims were written altered
     (``fl-0001`` to ``fl-0095`` come first), so the rater sees neither; ``faithfulness_key`` maps them back."""
-    questions = handbook.handbook().by_qid
+    questions = hb.handbook().by_qid
     return [
         {"item": item, "question": questions[r["qid"]].question, "claim": r["claim"], "context": r["context"]}
         for item, r in _faithfulness_items()
@@ -49,7 +52,7 @@ def faithfulness_sheet() -> list[dict]:
 
 
 def _faithfulness_items() -> list[tuple[str, dict]]:
-    rows = _sample(faithfulness_data.labelled_claims(), SIZES["faithfulness"], SEED)
+    rows = _sample(fdata.labelled_claims(), SIZES["faithfulness"], SEED)
     order = np.random.default_rng(SEED + 3).permutation(len(rows)).tolist()
     return [(f"item-{i + 1:03d}", rows[j]) for i, j in enumerate(order)]
 
@@ -60,9 +63,9 @@ def faithfulness_key() -> dict[str, str]:
 
 
 def audit_sheet() -> list[dict]:
-    corpus = handbook.handbook().corpus
+    corpus = hb.handbook().corpus
     out = []
-    for q in _sample(synth_data.load_sets(), SIZES["audit"], SEED + 1):
+    for q in _sample(sd.load_sets(), SIZES["audit"], SEED + 1):
         span = q.gold[0]
         text = corpus[span.doc].text
         out.append({
@@ -74,7 +77,7 @@ def audit_sheet() -> list[dict]:
 
 
 def realism_sheet() -> list[dict]:
-    rows = synth_data.realism_labels()
+    rows = sd.realism_labels()
     return [{"id": r["id"], "question": r["question"], "doc": r["doc"]} for r in _sample(rows, SIZES["realism"], SEED)]
 
 

@@ -23,23 +23,28 @@ changes no other byte). A torn last line, left by a recorder killed mid-write, i
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import sys
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from labkit import data_dir
+from labkit.llm.lines import (
+    DIGEST_COMMAND,
+    CassetteWarning,
+    add_digests,
+    line_digest,
+    locked,
+    parse_line,
+    prompt_key,
+    repair_torn_tail,
+    request_options,
+    split_torn,
+    torn_message,
+    write_all,
+)
 from labkit.llm.usage import LEDGER
-
-try:
-    import fcntl
-except ImportError:  # Windows: recorders there do not share a cassette
-    fcntl = None
 
 __all__ = ["Completion", "MissingRecording", "CassetteWarning", "prompt_key", "cassette_path", "read_cassette",
            "line_digest", "add_digests", "DIGEST_COMMAND", "Replay", "Recorder"]  # fmt: skip
@@ -63,111 +68,10 @@ class Completion:
     provenance: dict = field(default_factory=dict)
 
 
-def _options(schema: dict | None = None, max_tokens: int | None = None) -> dict:
-    out: dict[str, Any] = {}
-    if schema is not None:
-        if not isinstance(schema, dict):
-            raise ValueError(f"schema must be a JSON-schema dict, got {type(schema).__name__}")
-        out["schema"] = schema
-    if max_tokens is not None:
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ValueError(f"max_tokens must be a whole number >= 1, got {max_tokens!r}")
-        out["max_tokens"] = max_tokens
-    return out
-
-
-def prompt_key(model: str, prompt: str, **options: Any) -> str:
-    """The cassette key of a request: sha256 of (model, prompt[, options]), hex, first 24 characters.
-
-    With no options the key is that of ``f"{model}\\0{prompt}"`` (the original format).
-    """
-    if not isinstance(prompt, str):  # every client keys its requests here: one check for all of them
-        raise ValueError(f"prompt must be the text to send, a string; got {type(prompt).__name__} {prompt!r:.60}")
-    opts = _options(**options)
-    blob = f"{model}\0{prompt}"
-    if opts:
-        blob += "\0" + json.dumps(opts, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()[:24]
-
-
 def cassette_path(model: str, folder: Path | None = None) -> Path:
     """``data/llm/<model>.jsonl`` (characters other than letters, digits, ``-_.`` become ``_``)."""
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in model)
     return (folder or data_dir() / "llm") / f"{safe}.jsonl"
-
-
-DIGEST_COMMAND = "python tools/record.py --add-digests"
-"""Gives every cassette line its digest (``data/llm/*.jsonl``, or the files named), adding that field only."""
-
-
-class CassetteWarning(UserWarning):
-    """Something in a cassette was left out, and said so: a torn last line."""
-
-
-def line_digest(row: dict) -> str:
-    """The digest a cassette line carries: sha256 of the line's other fields (key, model, prompt, options,
-    response, provenance) as canonical JSON (sorted keys, ASCII, no spaces), first 32 hex digits.
-
-    It is not a signature: it tells a line edited after recording (a response or a figure of its provenance
-    changed by hand) from one written by the recorder, which computes it as it writes.
-    """
-    body = {k: v for k, v in row.items() if k != "digest"}
-    blob = json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("ascii")).hexdigest()[:32]
-
-
-def _parse_line(name: str, n: int, line: bytes, need_digest: bool = True) -> dict:
-    """One cassette line, checked; every error names ``name:n`` and what to do."""
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{name}:{n}: not UTF-8 (byte {line[err.start]:#04x} at column {err.start + 1})") from None
-    try:
-        row = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{name}:{n}: not a JSON object ({err.msg})") from None
-    if not isinstance(row, dict) or not isinstance(row.get("key"), str) or "response" not in row:
-        raise ValueError(f"{name}:{n}: not a cassette line (needs a string key and a response)")
-    if not isinstance(row["response"], str):
-        raise ValueError(f"{name}:{n}: response is {type(row['response']).__name__}, not text")
-    if not isinstance(row.get("model"), str) or not isinstance(row.get("prompt"), str):
-        raise ValueError(f"{name}:{n}: not a cassette line (needs the model and the prompt as text)")
-    opts = row.get("options") or {}
-    try:
-        key = prompt_key(row["model"], row["prompt"], **opts) if isinstance(opts, dict) else None
-    except (TypeError, ValueError):
-        key = None
-    if key != row["key"]:
-        raise ValueError(
-            f"{name}:{n}: key {row['key']} is not the key of the line's model, prompt and options: the line was "
-            "edited after recording; restore it (git checkout) or delete it and record it again"
-        )
-    if "digest" not in row:
-        if need_digest:
-            raise ValueError(
-                f"{name}:{n}: the line has no digest (it was recorded before cassettes carried one): run "
-                f"`{DIGEST_COMMAND}`, which adds the digest to every line and changes nothing else"
-            )
-    elif row["digest"] != line_digest(row):
-        raise ValueError(
-            f"{name}:{n}: the line does not match its digest: its response or provenance was edited after "
-            "recording; restore it (git checkout) or delete the line and record it again"
-        )
-    return row
-
-
-def _split_torn(raw: bytes) -> tuple[bytes, bytes]:
-    """``raw`` as (its complete lines, the torn last line without a newline, or b"")."""
-    cut = raw.rfind(b"\n") + 1
-    return raw[:cut], raw[cut:]
-
-
-def _torn_message(path: Path, raw: bytes, torn: bytes, done: str) -> str:
-    n = raw.count(b"\n") + 1
-    return (
-        f"{path.name}:{n}: the last line is torn ({len(torn)} bytes and no newline: a recorder was stopped while "
-        f"writing it); {done}"
-    )
 
 
 def read_cassette(path: Path, complete_lines_only: bool = False) -> dict[str, dict]:
@@ -189,10 +93,10 @@ def read_cassette(path: Path, complete_lines_only: bool = False) -> dict[str, di
     if cached is not None and cached[0] == sig:  # checked once per version of the file, not per Replay
         return dict(cached[1])
     raw = path.read_bytes()
-    raw, torn = _split_torn(raw)
+    raw, torn = split_torn(raw)
     if torn.strip() and not complete_lines_only:
         warnings.warn(
-            _torn_message(path, raw, torn, "it is left out, not replayed; recording again asks that prompt anew"),
+            torn_message(path, raw, torn, "it is left out, not replayed; recording again asks that prompt anew"),
             CassetteWarning,
             stacklevel=3,
         )
@@ -202,7 +106,7 @@ def read_cassette(path: Path, complete_lines_only: bool = False) -> dict[str, di
     for n, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
             continue
-        row = _parse_line(path.name, n, line)
+        row = parse_line(path.name, n, line)
         old = rows.get(row["key"])
         if old is not None and old["response"] != row["response"]:
             raise ValueError(f"{path.name}:{n}: key {row['key']} was recorded before with a different response")
@@ -213,96 +117,6 @@ def read_cassette(path: Path, complete_lines_only: bool = False) -> dict[str, di
 
 
 _READ: dict[str, tuple[tuple, dict]] = {}
-
-
-def add_digests(path: str | Path) -> tuple[int, int]:
-    """Give every line of the cassette ``path`` its digest; returns (lines given one, lines that had one).
-
-    Only the ``"digest"`` field is added, as the last field of the line: every other byte stays as it was, so
-    responses are unchanged byte for byte. Idempotent (a second run changes nothing and does not rewrite the
-    file) and deterministic (the digest depends on the line alone). A line whose digest does not match, or
-    whose key is not its prompt's, is refused with its file and line, never blessed; a torn last line is
-    dropped with a message. The file is replaced atomically, holding the recorders' lock: stop recorders of
-    an older labkit (which do not take the lock) first.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is not a cassette file: give a data/llm/<model>.jsonl")
-    with _locked(path) as fd:
-        raw = path.read_bytes()
-        complete, torn = _split_torn(raw)
-        out, added, had = [], 0, 0
-        for n, line in enumerate(complete.split(b"\n")[:-1], start=1):
-            if not line.strip():
-                out.append(line)
-                continue
-            row = _parse_line(path.name, n, line, need_digest=False)
-            if "digest" in row:
-                had += 1
-                out.append(line)
-                continue
-            body = line.rstrip(b" \t\r")
-            if not body.endswith(b"}"):
-                raise ValueError(f"{path.name}:{n}: the line does not end with '}}': not a cassette line")
-            digest = line_digest(row)
-            new = body[:-1] + b', "digest": "' + digest.encode("ascii") + b'"}' + line[len(body) :]
-            if json.loads(new) != {**row, "digest": digest}:  # the field landed in the top-level object
-                raise ValueError(f"{path.name}:{n}: could not add the digest without changing the line")
-            out.append(new)
-            added += 1
-        if torn.strip():
-            print(_torn_message(path, complete, torn, "dropped (a recorder asks that prompt again)"), file=sys.stderr)
-        if added or torn:
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            data = b"".join(line + b"\n" for line in out)
-            with open(tmp, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(tmp, os.fstat(fd).st_mode & 0o777)
-            os.replace(tmp, path)
-    return added, had
-
-
-@contextmanager
-def _locked(path: Path):
-    """An exclusive lock on the cassette ``path`` (created if missing), held by every writer: recorders
-    appending, the torn-line repair, :func:`add_digests`. A killed process's lock is released by the system.
-    Yields the open file descriptor, of the file that is at ``path`` now (re-opened if it was replaced)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            if os.path.exists(path) and os.fstat(fd).st_ino == os.stat(path).st_ino:
-                yield fd
-                return
-        finally:
-            os.close(fd)  # closing releases the lock
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """``os.write`` until every byte is written (a write may be short)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _repair_torn_tail(fd: int, path: Path) -> None:
-    """Cut a torn last line off the locked cassette, with a message: appending after it would glue the next
-    line onto it. Only the tail is read, unless there is something to cut."""
-    size = os.fstat(fd).st_size
-    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
-        return
-    raw = os.pread(fd, size, 0)
-    complete, torn = _split_torn(raw)
-    warnings.warn(
-        _torn_message(path, complete, torn, "it was dropped, never replayed, and that prompt is asked again"),
-        CassetteWarning,
-        stacklevel=4,
-    )
-    os.ftruncate(fd, len(complete))
 
 
 class Replay:
@@ -385,8 +199,8 @@ class Recorder:
         self.model = client.model
         target = Path(path) if path else cassette_path(client.model)
         if target.is_file():
-            with _locked(target) as fd:
-                _repair_torn_tail(fd, target)
+            with locked(target) as fd:
+                repair_torn_tail(fd, target)
         self.replay = Replay(client.model, path, must_exist=False)
 
     def __repr__(self) -> str:
@@ -400,7 +214,7 @@ class Recorder:
         if not isinstance(done.text, str):
             raise ValueError(f"{self.model!r} returned {type(done.text).__name__}, not text; nothing was recorded")
         row = {"key": key, "model": self.model, "prompt": prompt}
-        opts = _options(schema, max_tokens)
+        opts = request_options(schema, max_tokens)
         if opts:
             row["options"] = opts
         prov = dict(done.provenance)
@@ -414,12 +228,12 @@ class Recorder:
         row["provenance"] = prov
         row["digest"] = line_digest(row)  # the last field, as add_digests puts it
         line = (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")
-        with _locked(self.replay.path) as fd:  # O_APPEND under the lock: whole lines, never interleaved
-            _repair_torn_tail(fd, self.replay.path)
+        with locked(self.replay.path) as fd:  # O_APPEND under the lock: whole lines, never interleaved
+            repair_torn_tail(fd, self.replay.path)
             self.replay.refresh()
             if key in self.replay.rows:  # a recorder sharing the cassette wrote it meanwhile: keep the first one
                 return self.replay.complete(prompt, schema, max_tokens)
-            _write_all(fd, line)
+            write_all(fd, line)
         self.replay.rows[key] = row
         return Completion(done.text, done.prompt_tokens, done.completion_tokens, done.seconds, done.retries, prov)
 
