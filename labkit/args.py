@@ -20,7 +20,7 @@ from numbers import Integral, Real
 from typing import Any
 
 __all__ = ["whole_number", "finite_number", "text", "sequence", "queries", "strings", "numbers", "mapping", "ranking",
-           "top_k", "ids_as_text", "by_id"]  # fmt: skip
+           "top_k", "ids_as_text", "by_id", "table"]  # fmt: skip
 
 
 def whole_number(name: str, value: Any, minimum: int = 1, maximum: int | None = None, hint: str = "") -> int:
@@ -138,6 +138,15 @@ def mapping(name: str, value: Any, example: str = "") -> Mapping:
     if not isinstance(value, Mapping):
         ex = f", e.g. {example}" if example else ""
         raise ValueError(f"{name} must be a dict{ex}, got {type(value).__name__} {value!r:.60}")
+    return value
+
+
+def table(name: str, value: Any, example: str = "") -> Any:
+    """``value`` if it is a table (a pandas DataFrame: it has ``columns``), else a ``ValueError`` naming ``name``
+    and, with ``example``, the call that makes the table."""
+    if not hasattr(value, "columns") or not hasattr(value, "index"):
+        ex = f" from {example}" if example else ""
+        raise ValueError(f"{name} must be a table (a pandas DataFrame{ex}), got {type(value).__name__} {value!r:.60}")
     return value
 
 

@@ -22,6 +22,7 @@ def path_arg(name: str, value: Any) -> Path:
 
 def check_file(path: Path, what: str, hint: str = "") -> Path:
     """``path`` if it is an existing file; otherwise a clear error saying what it is instead."""
+    path = path_arg("path", path)
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a folder, not a {what} file: give the path of the file inside it")
     if not path.exists():
@@ -37,7 +38,7 @@ def read_text(path: Path, what: str, hint: str = "") -> str:
     Bytes that are not UTF-8 (e.g. a file saved as Latin-1 or Windows-1252) give an error naming the file
     and the line, so offsets in the text always count the characters the file holds.
     """
-    raw = check_file(Path(path), what, hint).read_bytes()
+    raw = check_file(path, what, hint).read_bytes()
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:

@@ -168,6 +168,9 @@ def generate_qa(chunk: Any, document: str, llm: Any) -> dict | Dropped:
 
 
 def _chunk_text(chunk: Any, document: str) -> str:
+    if not all(hasattr(chunk, a) for a in ("id", "start_char", "end_char")):
+        raise ValueError(f"chunk must be a Chunk (from chunk_corpus), got {type(chunk).__name__} {chunk!r:.60}")
+    document = args.text("document", document)
     text = document[chunk.start_char : chunk.end_char]
     if not text.strip():
         raise ValueError(f"chunk {chunk.id!r} is empty: nothing to write a question from")
@@ -187,6 +190,7 @@ def similar_chunks(
     ``by="embedding"``: cosine of ``vectors[id]`` (unit vectors, e.g. ``labkit.embeddings``). Ties break by id.
     """
     args.mapping("chunks", chunks)
+    target = args.text("target", target)
     if target not in chunks:
         raise ValueError(f"target {target!r} is not a chunk id of chunks (e.g. {next(iter(chunks), '?')!r})")
     n = args.whole_number("n", n, maximum=max(1, len(chunks) - 1), hint="there are not that many other chunks")
@@ -209,6 +213,11 @@ def similar_chunks(
 
 def hard_qa(chunk: Any, document: str, distractors: Sequence[Any], corpus_texts: Mapping[str, str], llm: Any):
     """A hard row: the target chunk plus distractor chunks in the prompt; ``distractors`` kept as spans."""
+    distractors = args.sequence("distractors", distractors, allow_empty=False, example="[chunk, chunk]")
+    args.mapping("corpus_texts", corpus_texts, example="{doc_id: doc.text}")
+    missing = [d for d in distractors if getattr(d, "doc", None) not in corpus_texts]
+    if missing:
+        raise ValueError(f"corpus_texts has no document for distractor {missing[0]!r:.60}: pass every document")
     d_texts = [_chunk_text(d, corpus_texts[d.doc]) for d in distractors]
     prompt = hard_prompt(_chunk_text(chunk, document), d_texts)
     row = _qa_row(llm(prompt, schema=QA_SCHEMA, max_tokens=QA_MAX_TOKENS), chunk, document)

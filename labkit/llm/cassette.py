@@ -70,6 +70,8 @@ class Completion:
 
 def cassette_path(model: str, folder: Path | None = None) -> Path:
     """``data/llm/<model>.jsonl`` (characters other than letters, digits, ``-_.`` become ``_``)."""
+    if not isinstance(model, str) or not model.strip():
+        raise ValueError(f"model must name a model, e.g. 'qwen2.5-coder-1.5b-instruct-q4_k_m'; got {model!r:.60}")
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in model)
     return (folder or data_dir() / "llm") / f"{safe}.jsonl"
 
@@ -195,6 +197,9 @@ class Recorder:
     mode = "record"
 
     def __init__(self, client: Any, path: str | Path | None = None):
+        if not isinstance(getattr(client, "model", None), str) or not callable(getattr(client, "complete", None)):
+            raise ValueError(f"client must be a model client with .model and .complete(), e.g. llm.Local(...); got "
+                             f"{type(client).__name__} {client!r:.60}")  # fmt: skip
         self.client = client
         self.model = client.model
         target = Path(path) if path else cassette_path(client.model)

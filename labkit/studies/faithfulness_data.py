@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterator
 from functools import lru_cache
 
-from labkit import SEED, data_dir, llm
+from labkit import SEED, args, data_dir, llm
 from labkit import reader as rd
 from labkit.studies import handbook as hb
 from labkit.text import numbers
@@ -24,7 +24,7 @@ N_EXTRA = 30  # dev answers that also get atomic claims and the model relevance 
 
 def context_text(passages: list[str]) -> str:
     """The context a judge checks claims against: the passages the reader saw, blank-line separated."""
-    return "\n\n".join(p.strip() for p in passages)
+    return "\n\n".join(p.strip() for p in args.strings("passages", passages, example='["first passage"]'))
 
 
 @lru_cache(maxsize=1)

@@ -69,6 +69,10 @@ def _vectors():
 
 def distractors_for(target, method: str, n: int = 2) -> list:
     """The ``n`` chunks most similar to ``target`` from *other documents* (same-document neighbours overlap it)."""
+    if not hasattr(target, "doc") or not hasattr(target, "id"):
+        raise ValueError(
+            f"target must be a Chunk (from the handbook's chunks), got {type(target).__name__} {target!r:.60}"
+        )
 
     h = hb.handbook()
     pool = {c.id: c.text for c in h.chunks if c.doc != target.doc or c.id == target.id}
@@ -147,7 +151,7 @@ def as_queries(rows: list[dict], model: str | None = None) -> list[dict]:
     carries its provenance (model, prompt version, seed, target chunk, distractor method). Targets alternate
     between the dev and the test split in the seeded target order.
     """
-
+    rows = args.sequence("rows", rows, example="generated(...)")
     out = []
     for r in rows:
         row = {

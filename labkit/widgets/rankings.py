@@ -41,6 +41,8 @@ __all__ = [
 
 def parse_grades(text: str) -> list[float]:
     """``"0, 2, 0, 3, 1"`` -> ``[0, 2, 0, 3, 1]`` (commas or spaces); a clear error otherwise."""
+    if not isinstance(text, str):
+        raise ValueError(f"grades must be typed as text like '0, 2, 0, 3, 1', got {type(text).__name__} {text!r:.60}")
     parts = [p for p in text.replace(",", " ").split() if p]
     out = []
     for p in parts:
@@ -54,7 +56,8 @@ def parse_grades(text: str) -> list[float]:
 
 def grades_text(grades: Sequence[float]) -> str:
     """``[0, 2, 0, 3, 1]`` -> ``"0, 2, 0, 3, 1"``, as the playground's text boxes show grades."""
-    return ", ".join(str(g) for g in grades)
+    checked = args.numbers("grades", grades)
+    return ", ".join(str(g) for g in (int(x) if x.is_integer() else x for x in checked))
 
 
 def playground_view(grades: str, unretrieved: str, k: int, thr: int, idcg: str) -> dict[str, Any]:
@@ -296,6 +299,8 @@ class QuestionBox(Explorer):
 
 def cutoff_table(runs, qrels, groups, k: int):
     """MRR@k and hit rate@k per slice for several runs cut at ``k`` (:func:`labkit.metrics.compare_runs`)."""
+    args.mapping("runs", runs, example='{"bm25": bm25_run, "dense": dense_run}')
+    k = args.whole_number("k", k)
     cut = {name: {q: list(r[:k]) for q, r in run.items()} for name, run in runs.items()}
     return metrics.compare_runs(cut, qrels, groups, (f"RR@{k}", f"hit@{k}"))
 
