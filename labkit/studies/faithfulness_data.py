@@ -6,12 +6,12 @@ responses in ``data/llm/``, so the notebook, ``tools/record.py`` and the tests s
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from functools import lru_cache
 
 from labkit import SEED, args, data_dir, llm
 from labkit import reader as rd
+from labkit.files import path_arg, read_jsonl
 from labkit.studies import handbook as hb
 from labkit.text import numbers
 
@@ -82,10 +82,10 @@ def swap_sample(n: int = N_SWAP, seed: int = SEED) -> list[tuple]:
 
 def labelled_claims(path=None) -> list[dict]:
     """The hand-labelled claims (``data/faithfulness/labels.jsonl``); empty until the file exists."""
-    path = path or data_dir() / LABELS_FILE
-    if not path.is_file():
+    path = path_arg("path", path) if path is not None else data_dir() / LABELS_FILE
+    if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [row for _, row in read_jsonl(path, "claim labels (.jsonl)")]
 
 
 CONDITIONS = (

@@ -14,6 +14,7 @@ from typing import Any
 from labkit import SEED, args, data_dir, llm, metrics, stats, synth
 from labkit.chunking import spans_to_qrels
 from labkit.data import load_queries
+from labkit.files import read_jsonl
 from labkit.studies import handbook as hb
 from labkit.text import containment, jaccard
 
@@ -83,8 +84,7 @@ def distractors_for(target, method: str, n: int = 2) -> list:
 
 def realism_labels(split: str | None = None) -> list[dict]:
     """The hand-rated realism set (``data/synth/realism_labels.jsonl``), optionally one split."""
-    path = data_dir() / "synth" / "realism_labels.jsonl"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [row for _, row in read_jsonl(data_dir() / "synth" / "realism_labels.jsonl", "realism labels")]
     return [r for r in rows if split is None or r["split"] == split]
 
 
@@ -95,7 +95,7 @@ def audit_labels() -> list[dict]:
     """The hand audit of the generated sets (``data/synth/audit_labels.jsonl``): for every generated question,
     whether its evidence span answers it and whether the model's answer is right. Validated against the sets."""
     path = data_dir() / "synth" / "audit_labels.jsonl"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [row for _, row in read_jsonl(path, "audit labels")]
     qids = [q.qid for q in load_sets()]
     if [r.get("qid") for r in rows] != qids:
         raise ValueError(f"{path} must list every generated qid once, in file order: re-audit after regenerating")
