@@ -20,7 +20,7 @@ from numbers import Integral, Real
 from typing import Any
 
 __all__ = ["whole_number", "finite_number", "text", "sequence", "queries", "strings", "numbers", "mapping", "ranking",
-           "top_k"]  # fmt: skip
+           "top_k", "ids_as_text", "by_id", "table"]  # fmt: skip
 
 
 def whole_number(name: str, value: Any, minimum: int = 1, maximum: int | None = None, hint: str = "") -> int:
@@ -107,6 +107,7 @@ def queries(
                     raise ValueError(f"{name}[{i}].gold[{j}] must be a Span (doc, start, end, grade), got {span!r:.60}")
         elif not hasattr(q, "qid") or not hasattr(q, "search_text"):
             raise ValueError(f"{name}[{i}] must be a Query (from load_queries), got {type(q).__name__} {q!r:.60}")
+    ids_as_text(f"{name}' qids", [q.qid for q in out])
     return out
 
 
@@ -140,9 +141,21 @@ def mapping(name: str, value: Any, example: str = "") -> Mapping:
     return value
 
 
+def table(name: str, value: Any, example: str = "") -> Any:
+    """``value`` if it is a table (a pandas DataFrame: it has ``columns``), else a ``ValueError`` naming ``name``
+    and, with ``example``, the call that makes the table."""
+    if not hasattr(value, "columns") or not hasattr(value, "index"):
+        ex = f" from {example}" if example else ""
+        raise ValueError(f"{name} must be a table (a pandas DataFrame{ex}), got {type(value).__name__} {value!r:.60}")
+    return value
+
+
 def ids_as_text(name: str, keys: Any) -> None:
     """Keys that will be written as text (qids in a TREC file, say) must stay distinct as text: ``1`` and ``"1"``
     are one query once written, so a mapping that holds both is refused, naming them."""
+    keys = list(keys)
+    if all(type(key) is str for key in keys):
+        return  # distinct strings cannot collide
     seen: dict[str, Any] = {}
     for key in keys:
         other = seen.setdefault(str(key), key)
@@ -150,6 +163,18 @@ def ids_as_text(name: str, keys: Any) -> None:
             raise ValueError(
                 f"{name} holds both {other!r} and {key!r}, which are the same id as text: use one spelling"
             )
+
+
+def by_id(name: str, value: Any, example: str = "") -> dict[str, Any]:
+    """A mapping keyed by ids (a run or qrels by qid, answers by request) re-keyed by the ids *as text*.
+
+    labkit matches ids the way a TREC file does, as text: a run keyed by ``1`` finds the query whose qid is
+    ``"1"`` (look it up with ``str(qid)``). Two keys that read the same (``1`` and ``"1"``) are refused,
+    naming both, instead of one silently hiding the other. Returns a new dict; ``value`` is not changed.
+    """
+    mapping(name, value, example)
+    ids_as_text(f"{name}'s keys", value)
+    return {str(key): item for key, item in value.items()}
 
 
 def ranking(name: str, value: Any, allow_empty: bool = True, example: str = "") -> list[str]:
@@ -161,10 +186,14 @@ def ranking(name: str, value: Any, allow_empty: bool = True, example: str = "") 
 
 def top_k(run: Mapping, qid: str, k: int, texts: Mapping | None = None) -> list[str]:
     """The first ``k`` ids that ``run`` ranks for query ``qid``, checked: every query must have been retrieved,
-    and with ``texts`` every retrieved chunk must have its text (what a reader or a prompt is about to read)."""
-    if qid not in run:
+    and with ``texts`` every retrieved chunk must have its text (what a reader or a prompt is about to read).
+
+    ``qid`` is looked up as given, then as text (a run keyed by ``"1"`` answers qid ``1``); pass ``by_id(...)``'s
+    dict to have keys that collide as text refused once, up front."""
+    key = qid if qid in run else str(qid)
+    if key not in run:
         raise ValueError(f"run has no ranking for query {qid!r}: retrieve every query first (make_run)")
-    top = ranking(f"run[{qid!r}]", run[qid])[:k]
+    top = ranking(f"run[{qid!r}]", run[key])[:k]
     if texts is not None:
         missing = [c for c in top if c not in texts]
         if missing:

@@ -50,6 +50,7 @@ def confusion(table, judge: str):
     """Label (rows) × the judge's verdict (columns), counts; ``error`` for unreadable replies."""
     import pandas as pd
 
+    args.table("table", table, example="verdict_table(...)")
     if judge not in table:
         raise ValueError(f"judge must be a column of the table, got {judge!r}")
     verdict = table[judge].fillna("error")

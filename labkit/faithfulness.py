@@ -24,6 +24,7 @@ from typing import Any
 
 from labkit import args
 from labkit.llm import parse_json
+from labkit.text import fold
 
 __all__ = [
     "VERDICTS",
@@ -123,11 +124,12 @@ def judge_prompt(context: str, claim: str) -> str:
 
 
 def _norm(s: str) -> str:
-    return " ".join(s.lower().replace("’", "'").replace("“", '"').replace("”", '"').split())
+    return " ".join(fold(s).replace("’", "'").replace("“", '"').replace("”", '"').split())
 
 
 def quote_in_context(quote: str, context: str) -> bool:
-    """True when ``quote`` occurs in ``context``, ignoring case, white space and curly quotes."""
+    """True when ``quote`` occurs in ``context``, ignoring case, Unicode spelling (NFC/NFD), white space and curly
+    quotes."""
     q = _norm(quote).strip(" .\"'")
     return bool(q) and q in _norm(context)
 
@@ -204,9 +206,9 @@ def faithfulness(
 
 def mentions_entity(answer: str, required_terms: Sequence[str]) -> bool:
     """The cheap relevance check in code: does the answer name every term the question is about?"""
-    answer = args.text("answer", answer, allow_empty=True).lower()
+    answer = fold(args.text("answer", answer, allow_empty=True))
     terms = args.strings("required_terms", required_terms, allow_empty=False, example='["annual leave"]')
-    return all(t.lower() in answer for t in terms)
+    return all(fold(t) in answer for t in terms)
 
 
 RELEVANCE_PROMPT = """Does the answer address the question that was asked? Judge relevance only, not correctness:

@@ -62,6 +62,7 @@ def _check_rankings(rankings: Sequence[Sequence[str]]) -> list[list[str]]:
 
 def check_weights(weights: Sequence[float] | None, n: int) -> list[float]:
     """One weight >= 0 per ranking (None: all 1.0), not all 0."""
+    n = args.whole_number("n", n, minimum=0, hint="the number of rankings to weigh")
     if weights is None:
         return [1.0] * n
     weights = args.sequence("weights", weights, example="[1.0, 0.5]")

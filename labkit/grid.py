@@ -92,7 +92,7 @@ def evidence_recall(
     min_grade = args.whole_number("min_grade", min_grade, minimum=1, maximum=3)
     if held not in HELD:
         raise ValueError(f"held must be one of {HELD} ('whole': one chunk holds the span), got {held!r}")
-    args.mapping("run", run, example="make_run(retriever, queries, 10)")
+    run = args.by_id("run", run, example="make_run(retriever, queries, 10)")
     queries = args.queries("queries", queries, example="labkit.data.load_queries()", gold=True)
     by_id = {c.id: c for doc_chunks in chunks_by_doc(chunks).values() for c in doc_chunks}
     out = {}

@@ -14,7 +14,9 @@ right?) and 02_synthetic_hard_questions (how realistic is this question?).
   unknown item id or a label outside the set is an error naming the file and line; a torn *last* line (the
   process died mid-write) is dropped with a warning, never read; an empty file holds no labels.
 
-A line: ``{"set": "06-claims", "item": "fl-0101", "label": "supported", "rater": "you"}``.
+A line: ``{"set": "06-claims", "item": "fl-0101", "label": "supported", "rater": "you"}``. Where labels go is
+the learner's choice when they make one (``path=``, or the folder ``LABKIT_LABELS`` names): it is written as
+given, parent folders created; otherwise the user cache.
 """
 
 from __future__ import annotations

@@ -127,18 +127,18 @@ def build_contexts(
     n_docs = args.whole_number("n_docs", n_docs, minimum=2)
     queries = args.queries("queries", queries, example="labkit.data.load_queries()", gold=True)
     by_id = {c.id: c for doc_chunks in chunks_by_doc(chunks).values() for c in doc_chunks}
-    args.mapping("qrels", qrels, example="spans_to_qrels(queries, chunks)")
-    args.mapping("run", run, example="make_run(retriever, queries, 60)")
+    qrels = args.by_id("qrels", qrels, example="spans_to_qrels(queries, chunks)")  # by qid as text, as in TREC
+    run = args.by_id("run", run, example="make_run(retriever, queries, 60)")
     out = []
     for q in queries:
-        judged = args.mapping(f"qrels[{q.qid!r}]", qrels.get(q.qid, {}))
+        judged = args.mapping(f"qrels[{q.qid!r}]", qrels.get(str(q.qid), {}))
         unknown = [cid for cid in judged if cid not in by_id]
         if unknown:
             raise ValueError(f"qrels[{q.qid!r}] judges chunk {unknown[0]!r}, which is not in chunks: same chunking?")
         gold = sorted((cid for cid, g in judged.items() if g >= 3), key=lambda cid: (by_id[cid].doc, by_id[cid].index))
         if not gold:
             continue
-        ranked = args.ranking(f"run[{q.qid!r}]", run.get(q.qid, []))
+        ranked = args.ranking(f"run[{q.qid!r}]", run.get(str(q.qid), []))
         unknown = [cid for cid in ranked if cid not in by_id]
         if unknown:
             raise ValueError(f"run[{q.qid!r}] ranks chunk {unknown[0]!r}, which is not in chunks: same chunking?")

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from labkit import args
+from labkit.text import fold
 
 __all__ = ["PROMPTS", "DONT_KNOW", "reader_prompt", "closed_book_prompt", "llm_reader", "says_dont_know"]
 
@@ -72,5 +73,5 @@ def llm_reader(llm: Any, prompt: str = "lenient") -> Callable[[str, Sequence[str
 
 def says_dont_know(answer: str) -> bool:
     """True when the answer declines (``I don't know`` and close variants)."""
-    a = args.text("answer", answer, allow_empty=True).strip().lower().replace("’", "'")
+    a = fold(args.text("answer", answer, allow_empty=True)).strip().replace("’", "'")
     return a.startswith(("i don't know", "i do not know", "i dont know")) or "passages do not contain" in a

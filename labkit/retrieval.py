@@ -17,6 +17,7 @@ rankings can be shorter than ``k`` (metrics count the empty slots as misses).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -98,9 +99,14 @@ class BM25Retriever:
         self.index.index(self.tokenize([c.text for c in self.chunks]), show_progress=False)
 
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        """The exact token lists BM25 sees (also used by the rank_bm25 cross-check)."""
+        """The exact token lists BM25 sees (also used by the rank_bm25 cross-check). Texts are put in NFC first,
+        so a word typed with a combining accent (NFD) is the same token as its composed spelling."""
         return self._bm25s.tokenize(
-            list(texts), stopwords="en", stemmer=self._stemmer, return_ids=False, show_progress=False
+            [unicodedata.normalize("NFC", args.text(f"texts[{i}]", t, allow_empty=True)) for i, t in enumerate(texts)],
+            stopwords="en",
+            stemmer=self._stemmer,
+            return_ids=False,
+            show_progress=False,
         )
 
     def search_many(self, queries: Sequence[str], k: int = 10) -> list[list[Hit]]:

@@ -94,13 +94,14 @@ def evaluate_router(
     k = args.whole_number("k", k)
     cost = _check_cost(cost)
     args.mapping("rankings", rankings, example='{"r1": ["mini", "nano", "mid"]}')
-    args.mapping("passing", passing, example='{"r1": {"nano", "mini"}}')
+    args.ids_as_text("rankings' keys", rankings)
+    passing = args.by_id("passing", passing, example='{"r1": {"nano", "mini"}}')
     if not rankings:
         raise ValueError("rankings is empty: give the router's ranking of the models for each request")
     rows = []
     for req, ranking in rankings.items():
         ranking = args.ranking(f"rankings[{req!r}]", ranking, example='["mini", "nano", "mid"]')
-        ok = _check_models(f"passing[{req!r}]", passing.get(req, set()), cost)
+        ok = _check_models(f"passing[{req!r}]", passing.get(str(req), set()), cost)
         if not ok:
             raise ValueError(f"request {req!r}: no model passes, so the router cannot be graded on it")
         if len(set(ranking)) != len(ranking):
@@ -202,7 +203,7 @@ def rag_prompt_parts(
     prompts and many *k* is counted once."""
     k = args.whole_number("k", k)
     queries = args.queries("queries", queries)
-    args.mapping("run", run, example='{"q1": ["hr-leave#0", ...]}')
+    run = args.by_id("run", run, example='{"q1": ["hr-leave#0", ...]}')
     args.mapping("texts", texts, example="{chunk.id: chunk.text for chunk in chunks}")
     out = []
     for q in queries:

@@ -22,7 +22,7 @@ from typing import Any
 
 from labkit import args
 from labkit.llm import parse_json
-from labkit.text import jaccard
+from labkit.text import fold_with_offsets, jaccard
 
 __all__ = [
     "Dropped",
@@ -53,12 +53,14 @@ class Dropped:
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
 
 
-def _normalised(text: str) -> tuple[str, list[int]]:
-    """``text`` lower-cased with white-space runs collapsed and curly quotes straightened, and for each
-    character of the result the index of the original character it came from."""
-    out, where = [], []
+def _normalised(text: str) -> tuple[str, list[int], list[int]]:
+    """``text`` folded (:func:`labkit.text.fold`: NFC, case folded) with white-space runs collapsed and curly
+    quotes straightened, and for each character of the result the start and end offsets in ``text`` of the
+    original characters it came from (an ``e`` + combining accent is one ``é`` that came from two)."""
+    folded, starts, ends = fold_with_offsets(text)
+    out, start, end = [], [], []
     prev_space = False
-    for i, ch in enumerate(text):
+    for ch, a, b in zip(folded, starts, ends, strict=True):
         if ch in "*`":  # Markdown emphasis: models quote the words, not the asterisks
             continue
         if ch.isspace():
@@ -67,17 +69,19 @@ def _normalised(text: str) -> tuple[str, list[int]]:
             out.append(" ")
             prev_space = True
         else:
-            out.append(ch.translate(_QUOTES).lower())
+            out.append(ch.translate(_QUOTES))
             prev_space = False
-        where.append(i)
-    return "".join(out), where
+        start.append(a)
+        end.append(b)
+    return "".join(out), start, end
 
 
 def locate_quote(quote: str, document: str, within: tuple[int, int] | None = None) -> tuple[int, int] | None:
     """``(start, end)`` of ``quote`` in ``document`` (preferring the range ``within``), or None.
 
-    Exact match first; then a match that ignores case, white-space runs, curly quotes and trailing punctuation
-    of the quote, and Markdown's ``*``/backticks. The span returned always covers the document's own characters.
+    Exact match first; then a match that ignores case, Unicode spelling (NFC or NFD), white-space runs, curly
+    quotes and trailing punctuation of the quote, and Markdown's ``*``/backticks. The span returned always covers
+    the document's own characters, whole: an accent typed as a combining mark is never cut off its letter.
     """
     quote = args.text("quote", quote).strip()
     document = args.text("document", document)
@@ -86,16 +90,16 @@ def locate_quote(quote: str, document: str, within: tuple[int, int] | None = Non
         i = document.find(quote, a, b)
         if i >= 0:
             return i, i + len(quote)
-    q, _ = _normalised(quote.strip(" .,;:"))
+    q, _, _ = _normalised(quote.strip(" .,;:"))
     if not q.strip():
         return None
-    d, where = _normalised(document)
+    d, start, end = _normalised(document)
     starts = [m.start() for m in re.finditer(re.escape(q), d)]
     if not starts:
         return None
-    inside = [s for s in starts if lo <= where[s] < hi]
+    inside = [s for s in starts if lo <= start[s] < hi]
     s = (inside or starts)[0]
-    return where[s], where[s + len(q) - 1] + 1
+    return start[s], end[s + len(q) - 1]
 
 
 QA_SCHEMA = {
@@ -164,6 +168,9 @@ def generate_qa(chunk: Any, document: str, llm: Any) -> dict | Dropped:
 
 
 def _chunk_text(chunk: Any, document: str) -> str:
+    if not all(hasattr(chunk, a) for a in ("id", "start_char", "end_char")):
+        raise ValueError(f"chunk must be a Chunk (from chunk_corpus), got {type(chunk).__name__} {chunk!r:.60}")
+    document = args.text("document", document)
     text = document[chunk.start_char : chunk.end_char]
     if not text.strip():
         raise ValueError(f"chunk {chunk.id!r} is empty: nothing to write a question from")
@@ -183,6 +190,7 @@ def similar_chunks(
     ``by="embedding"``: cosine of ``vectors[id]`` (unit vectors, e.g. ``labkit.embeddings``). Ties break by id.
     """
     args.mapping("chunks", chunks)
+    target = args.text("target", target)
     if target not in chunks:
         raise ValueError(f"target {target!r} is not a chunk id of chunks (e.g. {next(iter(chunks), '?')!r})")
     n = args.whole_number("n", n, maximum=max(1, len(chunks) - 1), hint="there are not that many other chunks")
@@ -205,6 +213,11 @@ def similar_chunks(
 
 def hard_qa(chunk: Any, document: str, distractors: Sequence[Any], corpus_texts: Mapping[str, str], llm: Any):
     """A hard row: the target chunk plus distractor chunks in the prompt; ``distractors`` kept as spans."""
+    distractors = args.sequence("distractors", distractors, allow_empty=False, example="[chunk, chunk]")
+    args.mapping("corpus_texts", corpus_texts, example="{doc_id: doc.text}")
+    missing = [d for d in distractors if getattr(d, "doc", None) not in corpus_texts]
+    if missing:
+        raise ValueError(f"corpus_texts has no document for distractor {missing[0]!r:.60}: pass every document")
     d_texts = [_chunk_text(d, corpus_texts[d.doc]) for d in distractors]
     prompt = hard_prompt(_chunk_text(chunk, document), d_texts)
     row = _qa_row(llm(prompt, schema=QA_SCHEMA, max_tokens=QA_MAX_TOKENS), chunk, document)

@@ -3,6 +3,12 @@
 Taught in ``03_metrics_by_hand``. Readers validate what they read and fail with the file and line number;
 writers validate what they write, so a file they write always reads back with the same ranking (scores keep
 their full precision).
+
+Files from elsewhere: fields are separated by any run of spaces or tabs (trec_eval's reading), a UTF-8
+byte-order mark is dropped, Windows line ends (CRLF) and blank lines are accepted. A header row (``qid iter
+docno rel``, ``query-id corpus-id score``) is refused with a message saying it is one: TREC files have none.
+A folder, a missing file, a file that is not UTF-8 or one over :data:`labkit.files.MAX_BYTES` is refused by
+name. Writers write only inside the folders :func:`labkit.files.output_path` allows, atomically.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from labkit import args
-from labkit.files import path_arg, read_text
+from labkit.files import output_path, path_arg, read_text, write_text
 
 __all__ = ["read_qrels", "write_qrels", "read_run", "write_run"]
 
@@ -23,13 +29,37 @@ def _trec_lines(path: Path, n_fields: int, what: str):
     text = read_text(path, f"TREC {what}")
     if not text.strip():
         raise ValueError(f"{path}: the file is empty (a {what} file has one line per {_UNIT[what]})")
-    for n, line in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    first = next(n for n, line in enumerate(lines, start=1) if line.strip())
+    for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         parts = line.split()
+        if n == first and _looks_like_header(parts, what):
+            raise ValueError(
+                f"{path}:{n}: {line.strip()!r} looks like a header row; TREC {what} files have none: delete that line"
+            )
         if len(parts) != n_fields:
             raise ValueError(f"{path}:{n}: a {what} line has {n_fields} fields, found {len(parts)}: {line!r}")
         yield n, parts
+
+
+_HEADER_WORDS = {"qid", "query", "query-id", "query_id", "topic", "iter", "iteration", "q0", "docno", "doc", "docid",
+                 "doc_id", "doc-id", "corpus-id", "corpus_id", "rel", "relevance", "grade", "label", "rank", "score",
+                 "sim", "tag", "run", "run_id"}  # fmt: skip
+
+
+def _looks_like_header(parts: list[str], what: str) -> bool:
+    """A first line made of column names (``qid iter docno rel``, ``query-id corpus-id score``) rather than data:
+    its number field is not a number and it names a column."""
+    fields = parts[2:3] if len(parts) == 3 else parts[3:4] if what == "qrels" else parts[3:5]
+    numeric = True
+    for value in fields:
+        try:
+            float(value)
+        except ValueError:
+            numeric = False
+    return not numeric and any(p.lower() in _HEADER_WORDS for p in parts)
 
 
 _UNIT = {"qrels": "judged (query, document) pair", "run": "retrieved (query, document) pair"}
@@ -70,7 +100,7 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: str | Path) -> Non
     Ids must be strings without whitespace and grades whole numbers, so the file reads back unchanged.
     """
     args.mapping("qrels", qrels, example='{"q1": {"doc-a": 2}}')
-    path = path_arg("path", path)
+    path_arg("path", path)
     lines = []
     for qid in qrels:
         _trec_id(qid, "qrels")
@@ -83,7 +113,7 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: str | Path) -> Non
             lines.append(f"{qid} 0 {doc} {grade}")
     if not lines:
         raise ValueError("qrels holds no judgement: there is nothing to write")
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text(output_path("path", path, "qrels file"), "\n".join(lines) + "\n")
 
 
 def read_run(path: str | Path) -> dict[str, dict[str, float]]:
@@ -122,7 +152,7 @@ def write_run(run: Mapping[str, Any], path: str | Path, tag: str = "labkit") -> 
     must be finite. Ids must be strings without whitespace.
     """
     args.mapping("run", run, example='{"q1": {"doc-a": 0.9}} or {"q1": ["doc-a", "doc-b"]}')
-    path = path_arg("path", path)
+    path_arg("path", path)
     if not isinstance(tag, str) or not tag or any(c.isspace() for c in tag):
         raise ValueError(f"tag must be one word with no spaces, got {tag!r}")
     if not run:
@@ -150,4 +180,4 @@ def write_run(run: Mapping[str, Any], path: str | Path, tag: str = "labkit") -> 
             lines.append(f"{qid} Q0 {doc} {rank} {_score_text(score)} {tag}")
     if not lines:
         raise ValueError("run retrieves no document for any query: there is nothing to write")
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text(output_path("path", path, "run file"), "\n".join(lines) + "\n")

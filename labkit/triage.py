@@ -127,6 +127,7 @@ def stage_gap(
         if by not in t:
             raise ValueError(f"traces[{i}] has no {by!r} to group by: add it to every trace, or pass by=<a key it has>")
         groups.setdefault(str(t[by]), []).append(cell)
+    args.ids_as_text(f"the traces' {by!r} values", [t[by] for t in traces if by in t])
     if total is not None:
         if args.text("total", total) in groups:
             raise ValueError(f"a group is named {total!r}, like the overall row: pass another total= (or None)")
@@ -191,7 +192,8 @@ def extractive_traces(
 
     k = args.whole_number("k", k)
     queries = args.queries("queries", queries, example="labkit.data.load_queries()", gold=True)
-    for name, value in (("run", run), ("texts", texts), ("qrels", qrels), ("corpus_texts", corpus_texts)):
+    run, qrels = args.by_id("run", run), args.by_id("qrels", qrels)  # looked up by qid as text, as in a TREC file
+    for name, value in (("texts", texts), ("corpus_texts", corpus_texts)):
         args.mapping(name, value)
     if not callable(reader):
         raise ValueError(f"reader must be a function reader(question, passages) -> answer, got {reader!r:.60}")
@@ -210,7 +212,7 @@ def extractive_traces(
                 "qid": q.qid,
                 "slice": q.slice,
                 "question": q.search_text,
-                "gold": [c for c, g in qrels.get(q.qid, {}).items() if g >= 3],
+                "gold": [c for c, g in args.mapping(f"qrels[{q.qid!r}]", qrels.get(str(q.qid), {})).items() if g >= 3],
                 "retrieved": retrieved,
                 "answer": answer,
                 "gold_spans": spans,

@@ -130,17 +130,36 @@ def test_options_are_part_of_the_key(tmp_path):
         llm.prompt_key("m", "p", max_tokens=0)
 
 
+def line(prompt: str, response: str, /, **extra) -> bytes:
+    """A cassette line as the recorder writes it (key, digest), then changed by ``extra``."""
+    row = {"key": llm.prompt_key("tiny", prompt), "model": "tiny", "prompt": prompt, "response": response,
+           "provenance": {"seconds": 1.0}}  # fmt: skip
+    row["digest"] = llm.cassette.line_digest(row)
+    return (json.dumps({**row, **extra}, ensure_ascii=False) + "\n").encode()
+
+
+KEY_A = llm.prompt_key("tiny", "a")
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"\xef\xbb\xbf" + b'{"key": "k", "response": "r"}\n', "tiny.jsonl:1: starts with a UTF-8 byte-order mark"),
-        (b'{"key": "a", "response": "r"}\n{"key": "b", "response": "caf\xe9"}\n', "tiny.jsonl:2: not UTF-8"),
+        (b"\xef\xbb\xbf" + line("a", "r"), "tiny.jsonl:1: starts with a UTF-8 byte-order mark"),
+        (line("a", "r") + line("b", "caf").replace(b"caf", b"caf\xe9"), "tiny.jsonl:2: not UTF-8"),
         (b'{"key": "a", "response": null}\n', "tiny.jsonl:1: response is NoneType"),
         (b'{"key": "a"}\n', "tiny.jsonl:1: not a cassette line"),
         (b"not json\n", "tiny.jsonl:1: not a JSON object"),
-        (b'{"key": "a", "response": "x"}\n{"key": "a", "response": "y"}\n', "tiny.jsonl:2: key a was recorded before"),
+        (line("a", "x") + line("a", "y", digest=None), "tiny.jsonl:2: the line does not match its digest"),
+        (line("a", "x") + line("a", "y"), f"tiny.jsonl:2: key {KEY_A} was recorded before"),
+        (line("a", "x") + line("b", "y", response="edited"), "tiny.jsonl:2: the line does not match its digest"),
+        (line("a", "x", provenance={"seconds": 0.5}), "tiny.jsonl:1: the line does not match its digest"),
+        (line("a", "x", prompt="b"), f"tiny.jsonl:1: key {KEY_A} is not the key of the line's model, prompt"),
+        (line("a", "x", digest="0" * 32), "tiny.jsonl:1: the line does not match its digest"),
+        (line("a", "x") + b'{"key": "k", "model": "tiny", "prompt": "b", "response": "r"}\n', "tiny.jsonl:2: key k"),
+        (json.dumps({"key": llm.prompt_key("tiny", "b"), "model": "tiny", "prompt": "b", "response": "r"}).encode()
+         + b"\n", "tiny.jsonl:1: the line has no digest .* run `python tools/record.py --add-digests`"),
     ],
-)
+)  # fmt: skip
 def test_a_damaged_cassette_names_file_and_line(tmp_path, content, message):
     path = tmp_path / "tiny.jsonl"
     path.write_bytes(content)
@@ -177,6 +196,7 @@ def test_usage_table_counts_replayed_calls_with_recorded_cost(tmp_path):
     path = tmp_path / "tiny.jsonl"
     row = {"key": llm.prompt_key("tiny", "q"), "model": "tiny", "prompt": "q", "response": "a",
            "provenance": {"prompt_tokens": 1000, "completion_tokens": 500, "seconds": 2.5}}  # fmt: skip
+    row["digest"] = llm.cassette.line_digest(row)
     path.write_text(json.dumps(row) + "\n")
     llm.reset_usage()
     replay = llm.Replay("tiny", path)

@@ -115,4 +115,4 @@ def test_a_forward_and_a_reverse_recorder_meet_in_the_middle(tmp_path):
     lines = (tmp_path / "llm" / "m.jsonl").read_text(encoding="utf-8").splitlines()
     rows = cassette.read_cassette(tmp_path / "llm" / "m.jsonl")
     assert len(rows) == 30  # every prompt, and each line whole
-    assert len(lines) <= 31  # at most the one request both had in flight when they met is written twice
+    assert len(lines) == 30  # the request both had in flight when they met is written once: the check is locked

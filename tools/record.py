@@ -420,8 +420,14 @@ def estimate(names: list[str]) -> None:
         print(f"speeds used for {model}: {p:.0f} prompt / {g:.0f} generated tokens per second")
 
 
-def record(name: str, limit: int | None, shard: tuple[int, int] = (1, 1), reverse: bool = False) -> None:
-    from labkit.llm.local import Local
+def record(name: str, limit: int | None, shard: tuple[int, int] = (1, 1), reverse: bool = False, client=None) -> None:
+    """Record plan ``name``. ``client(model, reuse_prefix)`` makes the model client (default: the local model in
+    process; tests pass a scripted fake)."""
+    if client is None:
+        from labkit.llm.local import Local
+
+        def client(model: str, reuse_prefix: bool):
+            return Local(model, reuse_prefix=reuse_prefix)
 
     clients: dict[tuple[str, bool], llm.Recorder] = {}
     done = 0
@@ -431,7 +437,7 @@ def record(name: str, limit: int | None, shard: tuple[int, int] = (1, 1), revers
     for r in reversed(requests) if reverse else requests:
         rec = clients.get((r.model, r.reuse_prefix))
         if rec is None:
-            rec = clients[(r.model, r.reuse_prefix)] = llm.Recorder(Local(r.model, reuse_prefix=r.reuse_prefix))
+            rec = clients[(r.model, r.reuse_prefix)] = llm.Recorder(client(r.model, r.reuse_prefix))
         rec.replay.refresh()  # a recorder working from the other end may have recorded it meanwhile
         if r.key in rec.replay.rows:
             continue
@@ -444,6 +450,17 @@ def record(name: str, limit: int | None, shard: tuple[int, int] = (1, 1), revers
             flush=True,
         )
     print(f"[{name}] recorded {done} responses in {(time.perf_counter() - t0) / 60:.1f} min", flush=True)
+
+
+def add_digests(paths: list[str]) -> int:
+    """``--add-digests``: the migration of cassettes recorded before lines carried a digest."""
+    from labkit import data_dir
+
+    files = [Path(p) for p in paths] or sorted((data_dir() / "llm").glob("*.jsonl"))
+    for path in files:
+        added, had = llm.cassette.add_digests(path)
+        print(f"{path.name}: {added} lines given a digest, {had} had one")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -463,7 +480,17 @@ def main(argv: list[str] | None = None) -> int:
         help="record from the last request backwards: run one process forward and one with --reverse, one per "
         "core, and they meet in the middle (each re-reads the cassette before every request)",
     )
+    ap.add_argument(
+        "--add-digests",
+        nargs="*",
+        metavar="CASSETTE",
+        default=None,
+        help="give every line of the cassettes (default: data/llm/*.jsonl) its digest, adding that field only; "
+        "idempotent. Lines recorded by this labkit have one already; replay asks for this on older lines",
+    )
     a = ap.parse_args(argv)
+    if a.add_digests is not None:
+        return add_digests(a.add_digests)
     try:
         k, n = (int(x) for x in a.shard.split("/"))
         if not 1 <= k <= n:

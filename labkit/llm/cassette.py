@@ -7,26 +7,47 @@ A cassette is ``data/llm/<model>.jsonl``, one JSON object a line::
      "response": "…",
      "provenance": {"runtime": "llama-cpp-python", "runtime_version": "0.3.36",
                     "weights_sha256": "cc32…", "params": {"temperature": 0, "seed": 0, …},
-                    "prompt_tokens": 412, "completion_tokens": 38, "seconds": 5.9, "retries": 0}}
+                    "prompt_tokens": 412, "completion_tokens": 38, "seconds": 5.9, "retries": 0},
+     "digest": "9b0e…32 hex…"}
 
 The key is the sha256 of (model, prompt, options), so the same prompt asked with a JSON schema and without one
 are two recordings. Replay never calls a model: a request with no recording is a :class:`MissingRecording`
 that names the key and the command that records it.
+
+The digest (:func:`line_digest`) covers every other field: replay refuses, naming the file and line, a line
+whose key is not its prompt's or whose response or provenance no longer matches its digest (edited by hand),
+and a line without one, saying to run :data:`DIGEST_COMMAND` (:func:`add_digests`, which adds the field and
+changes no other byte). A torn last line, left by a recorder killed mid-write, is dropped with a
+:class:`CassetteWarning` and never replayed; the next :class:`Recorder` cuts it off before appending.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from labkit import data_dir
+from labkit.llm.lines import (
+    DIGEST_COMMAND,
+    CassetteWarning,
+    add_digests,
+    line_digest,
+    locked,
+    parse_line,
+    prompt_key,
+    repair_torn_tail,
+    request_options,
+    split_torn,
+    torn_message,
+    write_all,
+)
 from labkit.llm.usage import LEDGER
 
-__all__ = ["Completion", "MissingRecording", "prompt_key", "cassette_path", "read_cassette", "Replay", "Recorder"]
+__all__ = ["Completion", "MissingRecording", "CassetteWarning", "prompt_key", "cassette_path", "read_cassette",
+           "line_digest", "add_digests", "DIGEST_COMMAND", "Replay", "Recorder"]  # fmt: skip
 
 RECORD_HINT = "make record NB=<notebook> (or LABKIT_LLM=record with the local model installed by `make llm`)"
 
@@ -47,35 +68,10 @@ class Completion:
     provenance: dict = field(default_factory=dict)
 
 
-def _options(schema: dict | None = None, max_tokens: int | None = None) -> dict:
-    out: dict[str, Any] = {}
-    if schema is not None:
-        if not isinstance(schema, dict):
-            raise ValueError(f"schema must be a JSON-schema dict, got {type(schema).__name__}")
-        out["schema"] = schema
-    if max_tokens is not None:
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ValueError(f"max_tokens must be a whole number >= 1, got {max_tokens!r}")
-        out["max_tokens"] = max_tokens
-    return out
-
-
-def prompt_key(model: str, prompt: str, **options: Any) -> str:
-    """The cassette key of a request: sha256 of (model, prompt[, options]), hex, first 24 characters.
-
-    With no options the key is that of ``f"{model}\\0{prompt}"`` (the original format).
-    """
-    if not isinstance(prompt, str):  # every client keys its requests here: one check for all of them
-        raise ValueError(f"prompt must be the text to send, a string; got {type(prompt).__name__} {prompt!r:.60}")
-    opts = _options(**options)
-    blob = f"{model}\0{prompt}"
-    if opts:
-        blob += "\0" + json.dumps(opts, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()[:24]
-
-
 def cassette_path(model: str, folder: Path | None = None) -> Path:
     """``data/llm/<model>.jsonl`` (characters other than letters, digits, ``-_.`` become ``_``)."""
+    if not isinstance(model, str) or not model.strip():
+        raise ValueError(f"model must name a model, e.g. 'qwen2.5-coder-1.5b-instruct-q4_k_m'; got {model!r:.60}")
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in model)
     return (folder or data_dir() / "llm") / f"{safe}.jsonl"
 
@@ -84,41 +80,45 @@ def read_cassette(path: Path, complete_lines_only: bool = False) -> dict[str, di
     """Every recording in ``path`` by key; a missing file is an empty cassette.
 
     Errors name the file and line: a byte-order mark, bytes that are not UTF-8, a line that is not JSON, a
-    line without ``key``/``response``, a response that is not a string, two different responses for one key.
-    ``complete_lines_only`` ignores a last line without its newline: another recorder may be writing it.
+    line without ``key``/``response``, a response that is not a string, two different responses for one key, a
+    key that is not its prompt's, a line without a digest or one that does not match it (edited by hand).
+    A torn last line (no newline: a recorder killed mid-write) is dropped with a :class:`CassetteWarning`
+    and never replayed. ``complete_lines_only`` drops it without a word: another recorder may be writing it.
     """
     if not path.exists():
         return {}
     if path.is_dir():
         raise ValueError(f"{path} is a directory, not a cassette file (.jsonl)")
+    st = path.stat()
+    sig = (st.st_ino, st.st_size, st.st_mtime_ns)
+    cached = _READ.get(str(path.resolve()))
+    if cached is not None and cached[0] == sig:  # checked once per version of the file, not per Replay
+        return dict(cached[1])
     raw = path.read_bytes()
-    if complete_lines_only:
-        raw = raw[: raw.rfind(b"\n") + 1]
+    raw, torn = split_torn(raw)
+    if torn.strip() and not complete_lines_only:
+        warnings.warn(
+            torn_message(path, raw, torn, "it is left out, not replayed; recording again asks that prompt anew"),
+            CassetteWarning,
+            stacklevel=3,
+        )
     if raw.startswith(b"\xef\xbb\xbf"):
         raise ValueError(f"{path.name}:1: starts with a UTF-8 byte-order mark; save the cassette as UTF-8 without BOM")
     rows: dict[str, dict] = {}
     for n, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
             continue
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise ValueError(
-                f"{path.name}:{n}: not UTF-8 (byte {line[err.start]:#04x} at column {err.start + 1})"
-            ) from None
-        try:
-            row = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path.name}:{n}: not a JSON object ({err.msg})") from None
-        if not isinstance(row, dict) or not isinstance(row.get("key"), str) or "response" not in row:
-            raise ValueError(f"{path.name}:{n}: not a cassette line (needs a string key and a response)")
-        if not isinstance(row["response"], str):
-            raise ValueError(f"{path.name}:{n}: response is {type(row['response']).__name__}, not text")
+        row = parse_line(path.name, n, line)
         old = rows.get(row["key"])
         if old is not None and old["response"] != row["response"]:
             raise ValueError(f"{path.name}:{n}: key {row['key']} was recorded before with a different response")
         rows[row["key"]] = row
-    return rows
+    if not torn and len(raw) == st.st_size:
+        _READ[str(path.resolve())] = (sig, rows)
+    return dict(rows)
+
+
+_READ: dict[str, tuple[tuple, dict]] = {}
 
 
 class Replay:
@@ -186,13 +186,26 @@ class Recorder:
 
     Appending one line per response makes a long recording resumable: stop it at any point and run it again,
     and only the missing requests reach the model. A response that is not text is never written.
+
+    Killed at any moment (``kill -9`` included), it loses at most the response it was writing: each line is
+    appended whole, holding an exclusive lock on the cassette, and carries its digest (:func:`line_digest`); a
+    line torn by a kill mid-write is cut off, with a :class:`CassetteWarning`, before anything else is
+    appended, so it is never replayed and its prompt is asked again. Two recorders sharing a cassette (forward
+    and ``--reverse``) never write the same key twice: the check and the append happen under the lock.
     """
 
     mode = "record"
 
     def __init__(self, client: Any, path: str | Path | None = None):
+        if not isinstance(getattr(client, "model", None), str) or not callable(getattr(client, "complete", None)):
+            raise ValueError(f"client must be a model client with .model and .complete(), e.g. llm.Local(...); got "
+                             f"{type(client).__name__} {client!r:.60}")  # fmt: skip
         self.client = client
         self.model = client.model
+        target = Path(path) if path else cassette_path(client.model)
+        if target.is_file():
+            with locked(target) as fd:
+                repair_torn_tail(fd, target)
         self.replay = Replay(client.model, path, must_exist=False)
 
     def __repr__(self) -> str:
@@ -203,13 +216,10 @@ class Recorder:
         if key in self.replay.rows:
             return self.replay.complete(prompt, schema, max_tokens)
         done = self.client.complete(prompt, schema=schema, max_tokens=max_tokens)
-        self.replay.refresh()
-        if key in self.replay.rows:  # a recorder sharing the cassette wrote it meanwhile: keep the first one
-            return self.replay.complete(prompt, schema, max_tokens)
         if not isinstance(done.text, str):
             raise ValueError(f"{self.model!r} returned {type(done.text).__name__}, not text; nothing was recorded")
         row = {"key": key, "model": self.model, "prompt": prompt}
-        opts = _options(schema, max_tokens)
+        opts = request_options(schema, max_tokens)
         if opts:
             row["options"] = opts
         prov = dict(done.provenance)
@@ -221,14 +231,14 @@ class Recorder:
         )
         row["response"] = done.text
         row["provenance"] = prov
-        self.replay.path.parent.mkdir(parents=True, exist_ok=True)
-        # one write() on an O_APPEND file: two recorders sharing a cassette never interleave their lines
+        row["digest"] = line_digest(row)  # the last field, as add_digests puts it
         line = (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")
-        fd = os.open(self.replay.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, line)
-        finally:
-            os.close(fd)
+        with locked(self.replay.path) as fd:  # O_APPEND under the lock: whole lines, never interleaved
+            repair_torn_tail(fd, self.replay.path)
+            self.replay.refresh()
+            if key in self.replay.rows:  # a recorder sharing the cassette wrote it meanwhile: keep the first one
+                return self.replay.complete(prompt, schema, max_tokens)
+            write_all(fd, line)
         self.replay.rows[key] = row
         return Completion(done.text, done.prompt_tokens, done.completion_tokens, done.seconds, done.retries, prov)
 

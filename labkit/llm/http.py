@@ -27,7 +27,8 @@ import time
 import urllib.parse
 from typing import Any
 
-from labkit.llm.cassette import Completion, _options
+from labkit.llm.cassette import Completion
+from labkit.llm.lines import request_options
 from labkit.llm.usage import LEDGER
 
 __all__ = ["OpenAIChat", "EndpointError"]
@@ -213,7 +214,7 @@ class OpenAIChat:
     def complete(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> Completion:
         if not isinstance(prompt, str) or not prompt.strip():
             raise ValueError("prompt must be a non-empty string")
-        opts = _options(schema, max_tokens)
+        opts = request_options(schema, max_tokens)
         payload: dict[str, Any] = {
             "model": self.model,
             "temperature": 0,

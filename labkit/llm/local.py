@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from labkit.cache import cache_dir, default_cache_dir
-from labkit.llm.cassette import Completion, _options
+from labkit.llm.cassette import Completion
+from labkit.llm.lines import request_options
 from labkit.llm.usage import LEDGER
 
 __all__ = ["MODELS", "ALIASES", "DEFAULT_MODEL", "SMALL_MODEL", "Local", "install", "model_file"]
@@ -206,7 +207,7 @@ class Local:
     def complete(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> Completion:
         if not isinstance(prompt, str) or not prompt.strip():
             raise ValueError("prompt must be a non-empty string")
-        opts = _options(schema, max_tokens)
+        opts = request_options(schema, max_tokens)
         llm = self._load()
         params = {
             "temperature": 0.0,

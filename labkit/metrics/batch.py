@@ -206,7 +206,7 @@ def _evaluate(run: Any, qrels: Any, metrics: Any, thr: Any, idcg: Any, arg: str 
 def _check_groups(groups: Any) -> dict:
     if not isinstance(groups, Mapping):
         raise ValueError(f"groups must be a dict {{qid: group name}}, got {type(groups).__name__} {groups!r:.60}")
-    return dict(groups)
+    return args.by_id("groups", groups)  # qids as text, as the run and the qrels are read
 
 
 def _by_group(res: Evaluation, groups: dict, total: str | None) -> pd.DataFrame:

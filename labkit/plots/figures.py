@@ -91,6 +91,8 @@ def figure_png(fig: Figure, dpi: int = 100) -> bytes:
     """
     import io
 
+    if not callable(getattr(fig, "savefig", None)):
+        raise ValueError(f"fig must be a matplotlib Figure (what the plot_* functions return), got {fig!r:.60}")
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     plt.close(fig)
@@ -148,6 +150,7 @@ def plot_pipeline() -> Figure:
 
 def plot_run_comparison(table, metric: str = "R@10", title: str | None = None) -> Figure:
     """Grouped bars of one metric from :func:`labkit.metrics.compare_runs`: one group per slice."""
+    args.table("table", table, example="metrics.compare_runs(...)")
     known = list(dict.fromkeys(c[0] if isinstance(c, tuple) else c for c in table.columns))
     if metric not in known:
         raise ValueError(f"metric must be one of the table's metrics {known}, got {metric!r}")
@@ -212,6 +215,7 @@ def plot_bars_ci(table, column: str, title: str | None = None, ylim: tuple[float
     With a one-level index, one bar per group; with two levels (say slice, retriever), bars grouped by the first
     level and coloured by the second. Each bar is labelled with its mean.
     """
+    args.table("table", table, example="stats.group_means_ci(...)")
     if column not in table.columns or f"{column} low" not in table.columns:
         have = [c for c in table.columns if f"{c} low" in table.columns]
         raise ValueError(f"column must be one of the table's averaged columns {have}, got {column!r}")
@@ -303,6 +307,7 @@ def plot_triage_by_k(sweep, title: str | None = None) -> Figure:
 
 def plot_grid(table, columns: Sequence[str], title: str | None = None) -> Figure:
     """Heatmaps (size x overlap) of some columns of :meth:`labkit.grid.ChunkGrid.table`, values annotated."""
+    args.table("table", table, example="ChunkGrid(...).table(...)")
     columns = args.strings("columns", columns, allow_empty=False, example='["ER@k bm25", "split rate"]')
     unknown = [c for c in columns if c not in table.columns]
     if unknown:

@@ -84,6 +84,10 @@ def normal_interval(successes: int, n: int, level: float = 0.95) -> tuple[float,
 
 def fmt_ci(estimate: float | None, low: float | None, high: float | None, digits: int = 3) -> str:
     """``0.712 [0.650, 0.771]``; ``n/a`` for a missing estimate."""
+    digits = args.whole_number("digits", digits, minimum=0, maximum=15)
+    for name, value in (("estimate", estimate), ("low", low), ("high", high)):
+        if value is not None and not (isinstance(value, float) and math.isnan(value)):
+            args.finite_number(name, value)
     if estimate is None:
         return "n/a"
     if low is None or high is None:
@@ -163,6 +167,7 @@ def fmt_ci_table(table: Any, digits: int = 3) -> Any:
     """A :func:`group_means_ci` table for reading: one ``0.712 [0.650, 0.771]`` cell per column, plus ``n``."""
     import pandas as pd
 
+    args.table("table", table, example="stats.group_means_ci(...)")
     cols = [c for c in table.columns if c != "n" and f"{c} low" in table.columns]
     out = pd.DataFrame(index=table.index)
     out["n"] = table["n"]

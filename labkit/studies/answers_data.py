@@ -13,13 +13,13 @@ TNR), so chapter 07 can state them next to every pass rate.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from labkit import data_dir, llm
 from labkit import reader as rd
 from labkit.correctness import gold_context, key_numbers
+from labkit.files import path_arg, read_jsonl
 from labkit.studies import handbook as hb
 
 __all__ = ["recorded_answers", "correctness_labels", "label_check", "second_rater", "label_sheet", "sweep_questions",
@@ -100,13 +100,11 @@ def second_rater(path=None):
 def _labels(path):
     import pandas as pd
 
-    if not path.is_file():
+    path = path_arg("path", path)
+    if not path.exists():
         raise FileNotFoundError(f"{path} is missing: the correctness labels ship with the workbook (git checkout)")
     rows, seen = [], set()
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    for n, row in read_jsonl(path, "correctness labels (.jsonl)"):
         where = f"{path.name} line {n}"
         for field in ("model", "qid", "label", "why", "rater"):
             if field not in row:

@@ -136,6 +136,8 @@ def strategy_summary(table, prices: Mapping[str, tuple[float, float]] | None = N
     completion tokens; default: every call priced as :data:`labkit.llm.HOSTED_PRICES` ``gpt-4o-mini``)."""
     import pandas as pd
 
+    args.table("table", table, example="run_cascade(...)")
+
     price_in, price_out, _ = HOSTED_PRICES["gpt-4o-mini"]
     if prices is not None:
         args.mapping("prices", prices, example='{"qwen2.5-coder-0.5b-instruct-q4_k_m": (0.15, 0.60)}')
@@ -182,6 +184,8 @@ def passing_sets(table) -> tuple[dict[str, set[str]], list[str]]:
     cannot grade a request no model passes (report how many were left out). Unjudged requests are left out."""
     import pandas as pd
 
+    args.table("table", table, example="run_cascade(...)")
+
     passing: dict[str, set[str]] = {}
     none_pass: list[str] = []
     for qid, r in table.iterrows():
@@ -225,6 +229,12 @@ def request_view(table, qid: str, question: str = "") -> dict[str, Any]:
 def outcome_label(row: Any) -> str:
     """A short tag of what the cascade did with one request: ``kept, right`` / ``kept, not right`` /
     ``escalated, small was right`` / ``escalated, small was not right``."""
-    if not row["escalated"]:
-        return "kept, right" if row["small correct"] else "kept, not right"
-    return "escalated, small was right" if row["small correct"] else "escalated, small was not right"
+    try:
+        escalated, small_correct = row["escalated"], row["small correct"]
+    except (KeyError, TypeError, IndexError):
+        raise ValueError(
+            f"row must be a row of the cascade's table, with 'escalated' and 'small correct'; got {row!r:.60}"
+        ) from None
+    if not escalated:
+        return "kept, right" if small_correct else "kept, not right"
+    return "escalated, small was right" if small_correct else "escalated, small was not right"

@@ -6,12 +6,12 @@ responses in ``data/llm/``, so the notebook, ``tools/record.py`` and the tests s
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from functools import lru_cache
 
-from labkit import SEED, construction, data_dir, llm
+from labkit import SEED, args, construction, data_dir, llm
 from labkit import reader as rd
+from labkit.files import path_arg, read_jsonl
 from labkit.studies import handbook as hb
 from labkit.text import numbers
 
@@ -26,7 +26,7 @@ N_EXTRA = 30  # dev answers that also get atomic claims and the model relevance 
 
 def context_text(passages: list[str]) -> str:
     """The context a judge checks claims against: the passages the reader saw, blank-line separated."""
-    return "\n\n".join(p.strip() for p in passages)
+    return "\n\n".join(p.strip() for p in args.strings("passages", passages, example='["first passage"]'))
 
 
 @lru_cache(maxsize=1)
@@ -89,10 +89,7 @@ def second_rater(path=None) -> list[dict]:
     path = path or data_dir() / SECOND_RATER_FILE
     ids = {r["id"] for r in labelled_claims()}
     rows, seen = [], set()
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    for n, row in read_jsonl(path, "second rater's claim labels (.jsonl)"):
         if row.get("id") not in ids or row["id"] in seen:
             raise ValueError(f"{path.name} line {n}: id {row.get('id')!r} is unknown or repeated")
         if row.get("label") not in ("supported", "unsupported", "contradicted"):
@@ -143,10 +140,10 @@ def constructed_claims() -> list[dict]:
 
 def labelled_claims(path=None) -> list[dict]:
     """The rater-labelled claims (``data/faithfulness/labels.jsonl``); empty until the file exists."""
-    path = path or data_dir() / LABELS_FILE
-    if not path.is_file():
+    path = path_arg("path", path) if path is not None else data_dir() / LABELS_FILE
+    if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [row for _, row in read_jsonl(path, "claim labels (.jsonl)")]
 
 
 CONDITIONS = (

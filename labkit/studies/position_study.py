@@ -225,6 +225,8 @@ def study_trials(
 
 def trial_prompt(trial: Trial) -> str:
     """The prompt :func:`labkit.reader.llm_reader` sends for ``trial`` (the lenient reader, or closed-book)."""
+    if not hasattr(trial, "passages") or not hasattr(trial, "question"):
+        raise ValueError(f"trial must be a Trial (from study_trials), got {type(trial).__name__} {trial!r:.60}")
 
     if not trial.passages:
         return rd.closed_book_prompt(trial.question)
@@ -264,6 +266,7 @@ def add_check(table, check: Callable[[str, Any], Any], queries: Mapping[str, Any
 
 def scored_rows(table, column: str):
     """The rows of a study table that ``column`` (a check) could judge; a clear error if a column is missing."""
+    args.table("table", table, example="run_study(...)")
     for col in ("qid", "condition", "n_docs", "position", column):
         if col not in table:
             raise ValueError(f"table needs a {col!r} column: run_study(...), then add_check(..., column={column!r})")

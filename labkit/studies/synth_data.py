@@ -14,6 +14,7 @@ from typing import Any
 from labkit import SEED, args, data_dir, llm, metrics, stats, synth
 from labkit.chunking import spans_to_qrels
 from labkit.data import load_queries
+from labkit.files import read_jsonl
 from labkit.studies import handbook as hb
 from labkit.text import containment, jaccard
 
@@ -73,6 +74,10 @@ def _vectors():
 
 def distractors_for(target, method: str, n: int = 2) -> list:
     """The ``n`` chunks most similar to ``target`` from *other documents* (same-document neighbours overlap it)."""
+    if not hasattr(target, "doc") or not hasattr(target, "id"):
+        raise ValueError(
+            f"target must be a Chunk (from the handbook's chunks), got {type(target).__name__} {target!r:.60}"
+        )
 
     h = hb.handbook()
     pool = {c.id: c.text for c in h.chunks if c.doc != target.doc or c.id == target.id}
@@ -83,8 +88,7 @@ def distractors_for(target, method: str, n: int = 2) -> list:
 
 def realism_labels(split: str | None = None) -> list[dict]:
     """The rated realism set (``data/synth/realism_labels.jsonl``), optionally one split."""
-    path = data_dir() / "synth" / "realism_labels.jsonl"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [row for _, row in read_jsonl(data_dir() / "synth" / "realism_labels.jsonl", "realism labels")]
     return [r for r in rows if split is None or r["split"] == split]
 
 
@@ -95,7 +99,7 @@ def audit_labels() -> list[dict]:
     """The rater audit of the generated sets (``data/synth/audit_labels.jsonl``): for every generated question,
     whether its evidence span answers it and whether the model's answer is right. Validated against the sets."""
     path = data_dir() / "synth" / "audit_labels.jsonl"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [row for _, row in read_jsonl(path, "audit labels")]
     qids = [q.qid for q in load_sets()]
     if [r.get("qid") for r in rows] != qids:
         raise ValueError(f"{path} must list every generated qid once, in file order: re-audit after regenerating")
@@ -109,10 +113,7 @@ def audit_labels() -> list[dict]:
 def _rows(name: str, key: str, known: set, check: dict) -> list[dict]:
     path = data_dir() / "synth" / name
     rows, seen = [], set()
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
+    for n, row in read_jsonl(path, f"synth/{name}"):
         if row.get(key) not in known or (row[key], row.get("rater")) in seen:
             raise ValueError(f"{path.name} line {n}: {key} {row.get(key)!r} is unknown or repeated for its rater")
         for field, allowed in check.items():
@@ -187,7 +188,7 @@ def as_queries(rows: list[dict], model: str | None = None) -> list[dict]:
     carries its provenance (model, prompt version, seed, target chunk, distractor method). Targets alternate
     between the dev and the test split in the seeded target order.
     """
-
+    rows = args.sequence("rows", rows, example="generated(...)")
     out = []
     for r in rows:
         row = {

@@ -72,6 +72,9 @@ def html_table(
             f'<td class="lk-value" data-{attr}="{name}" style="font-family:monospace">{_cell(value, fmt, missing)}</td>'
         )
 
+    if not isinstance(table, Mapping) and not hasattr(table, "items"):
+        raise ValueError(f"table must be a DataFrame or a mapping label -> value, got {type(table).__name__} "
+                         f"{table!r:.60}")  # fmt: skip
     if isinstance(table, Mapping) or not hasattr(table, "columns"):  # a mapping or a Series: label -> value
         rows = "".join(
             f'<tr><th style="text-align:left;padding-right:1em">{html.escape(_label(label, " · "))}</th>'

@@ -41,6 +41,8 @@ __all__ = [
 
 def parse_grades(text: str) -> list[float]:
     """``"0, 2, 0, 3, 1"`` -> ``[0, 2, 0, 3, 1]`` (commas or spaces); a clear error otherwise."""
+    if not isinstance(text, str):
+        raise ValueError(f"grades must be typed as text like '0, 2, 0, 3, 1', got {type(text).__name__} {text!r:.60}")
     parts = [p for p in text.replace(",", " ").split() if p]
     out = []
     for p in parts:
@@ -54,7 +56,8 @@ def parse_grades(text: str) -> list[float]:
 
 def grades_text(grades: Sequence[float]) -> str:
     """``[0, 2, 0, 3, 1]`` -> ``"0, 2, 0, 3, 1"``, as the playground's text boxes show grades."""
-    return ", ".join(str(g) for g in grades)
+    checked = args.numbers("grades", grades)
+    return ", ".join(str(g) for g in (int(x) if x.is_integer() else x for x in checked))
 
 
 def playground_view(grades: str, unretrieved: str, k: int, thr: int, idcg: str) -> dict[str, Any]:
@@ -182,9 +185,14 @@ def table_html(table: Any) -> str:
 def fusion_view(runs, qrels, groups, c: float, weights: Sequence[float], qid: str, k: int = 10, top_n: int = 5):
     """The per-slice table of :func:`labkit.fusion.hybrid_table` and the fused top ``top_n`` of one query, scored."""
     table = fusion.hybrid_table(runs, qrels, groups, c=c, weights=weights, k=k)
-    fused, score = fusion.rrf([run[qid] for run in runs.values()], c=c, top_n=top_n, weights=weights)
+    by_text = {name: args.by_id(f"runs[{name!r}]", run) for name, run in runs.items()}
+    lacking = [name for name, run in by_text.items() if str(qid) not in run]
+    if lacking:
+        raise ValueError(f"qid {qid!r} has no ranking in runs[{lacking[0]!r}]: pick a query every run retrieved")
+    fused, score = fusion.rrf([run[str(qid)] for run in by_text.values()], c=c, top_n=top_n, weights=weights)
     ranking = [(d, score[d]) for d in fused]
-    return {"table": table, "ranking": ranking, "judged": dict(qrels.get(qid, {})), "qid": qid, "top_n": top_n}
+    judged = dict(args.by_id("qrels", qrels).get(str(qid), {}))
+    return {"table": table, "ranking": ranking, "judged": judged, "qid": qid, "top_n": top_n}
 
 
 def ranking_html(
@@ -308,6 +316,8 @@ class QuestionBox(Explorer):
 
 def cutoff_table(runs, qrels, groups, k: int):
     """MRR@k and hit rate@k per slice for several runs cut at ``k`` (:func:`labkit.metrics.compare_runs`)."""
+    args.mapping("runs", runs, example='{"bm25": bm25_run, "dense": dense_run}')
+    k = args.whole_number("k", k)
     cut = {name: {q: list(r[:k]) for q, r in run.items()} for name, run in runs.items()}
     return metrics.compare_runs(cut, qrels, groups, (f"RR@{k}", f"hit@{k}"))
 
