@@ -16,7 +16,8 @@ UI — draw and interact (the only modules that import matplotlib, ipywidgets an
 - ``plots.pictures``        the explorers' pictures made of them (01, 05, 07, 09)
 - ``widgets``               the chapters' explorers, one namespace (``widgets.<Name>``)
 - ``widgets.explorer``      the explorer skeleton: controls -> a pure function -> HTML
-- ``widgets.rankings``      rankings and their metrics (01, 03, 04, 05)
+- ``widgets.rankings``      rankings and their metrics (01, 03, 04)
+- ``widgets.chunks``        the chunk grid explorer: size, overlap and k against recall and cost (05)
 - ``widgets.answers``       generated questions, judged claims, what answers cost (02, 06, 09)
 - ``widgets.traces``        a reader's answers trace by trace (04, 07, 08)
 - ``widgets.labelling``     the learner labels items with the keyboard, into their own label store (02, 06, 07)

@@ -69,6 +69,7 @@ def by_operation(table, judges: Sequence[str]):
     claims of each operation; the last row, ``all altered``, pools the operations that make a claim false."""
     import pandas as pd
 
+    judges = args.strings("judges", judges, allow_empty=False, example='["lexical", "1.5B"]')
     for name in ("operation", "label", *judges):
         if name not in getattr(table, "columns", ()):
             raise ValueError(f"table needs a column {name!r} (a verdict_table of constructed claims)")

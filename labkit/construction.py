@@ -323,6 +323,10 @@ def balanced(
     """Pick ``quotas[operation]`` claims of each operation, at most ``per_context`` of one operation from one
     context (so no single passage dominates), contexts visited in a seeded order. Returns ``(context id,
     claim)`` pairs in context order; raises if a quota cannot be met, rather than returning fewer."""
+    candidates = args.mapping("candidates", candidates, example="{qid: claims_for_context(...)}")
+    if not hasattr(rng, "permutation") or not hasattr(rng, "integers"):
+        raise ValueError(f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), got {rng!r:.40}")
+    quotas = args.mapping("quotas", quotas, example='{"kept": 130, "number": 45}')
     quotas = {op: args.whole_number(f"quotas[{op!r}]", n, minimum=0) for op, n in quotas.items()}
     unknown = set(quotas) - set(OPERATIONS)
     if unknown:

@@ -814,9 +814,10 @@ def test_by_id_keeps_every_entry_under_its_text(mapping):
 
 PROBED = ["metrics", "fusion", "chunking", "text", "trec", "triage", "router", "positions", "grid", "retrieval", "data",
           "check", "stats", "correctness", "calibration", "faithfulness", "reader", "synth", "plots", "widgets", "llm",
-          "embeddings", "studies.position_view", "studies.cascade", "files", "toys"]  # fmt: skip
+          "embeddings", "studies.position_view", "studies.cascade", "files", "toys", "labels",
+          "construction"]  # fmt: skip
 # views of what a chapter computed, drawn by its explorer: they are handed labkit's own objects, not a learner's
-STILL_RAW = {"widgets." + n for n in ("FusionExplorer", "ranking_html", "costs_html", "synth_html",
+STILL_RAW = {"widgets." + n for n in ("ranking_html", "costs_html", "synth_html",
              "FaithfulnessExplorer", "faithfulness_view", "faithfulness_html", "RoutingExplorer", "CascadeExplorer",
              "cascade_html", "PositionExplorer", "position_html", "TriageExplorer", "triage_html",
              "slice_triage_html")}  # fmt: skip

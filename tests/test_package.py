@@ -39,7 +39,7 @@ PARTS = {  # bottom to top: a part may import itself and the parts before it, ne
                 "studies.labelling"},
     "Exercises": {"check", "exercises"},
     "UI": {"plots", "plots.figures", "plots.verdicts", "plots.svg", "plots.pictures", "widgets", "widgets.explorer",
-           "widgets.rankings", "widgets.answers", "widgets.traces", "widgets.labelling"},
+           "widgets.rankings", "widgets.chunks", "widgets.answers", "widgets.traces", "widgets.labelling"},
     "Commands": {"__main__"},
 }  # fmt: skip
 """The single definition of labkit's parts; ``labkit/__init__.py``'s docstring lists the same modules by part."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from labkit import args
 from labkit.plots.svg import PALETTE, Panels, Svg, side_by_side, svg_heatmap, svg_lines, svg_stacked_bars
 
 __all__ = ["svg_fusion_by_c", "svg_grid_er", "svg_triage_shares", "svg_routing"]
@@ -17,6 +18,9 @@ __all__ = ["svg_fusion_by_c", "svg_grid_er", "svg_triage_shares", "svg_routing"]
 def svg_fusion_by_c(curve: Mapping[float, Any], c: float) -> Panels:
     """01's picture: the hybrid's per-slice metrics against RRF's ``c`` (one panel per metric of the tables, a log
     axis), ``c`` marked. ``curve``: ``{c: fusion.hybrid_table(...)}`` at the current weights."""
+    curve = args.mapping("curve", curve, example="{c: fusion.hybrid_table(...)}")
+    if not curve:
+        raise ValueError("curve is empty: give {c: fusion.hybrid_table(...)} for at least one c")
     cs = sorted(curve)
     panels = []
     for m in dict.fromkeys(col[0] for col in curve[cs[0]].columns):
@@ -31,6 +35,8 @@ def svg_grid_er(curves: Mapping[tuple[int, float, str], Sequence[float]], sizes,
                       overlap_share: float, k: int) -> Panels:  # fmt: skip
     """05's picture: mean ER@k of each retriever over the size x overlap grid at ``k``, the current cell marked.
     ``curves``: ``{(size, overlap share, retriever): ChunkGrid.evidence_curve(...)}`` (ER@1, ER@2, ...)."""
+    curves = args.mapping("curves", curves, example="{(size, overlap share, retriever): evidence_curve}")
+    sizes, shares = args.sequence("sizes", sizes, allow_empty=False), args.sequence("shares", shares, allow_empty=False)
     names = list(dict.fromkeys(r for _, _, r in curves))
     cols = [f"{f:.0%}" for f in shares]
     panels = [
@@ -53,6 +59,9 @@ def svg_routing(by_k: Mapping[int, Mapping[str, float]], k: int) -> Panels:
     """09's picture: left, where the window filter sends the requests at each k (``share to <model>`` of
     :func:`labkit.router.routing_at_k`, what no model holds as ``none``); right, the filter's errors against k
     (recall, overflow, overpay). ``by_k``: ``{k: routing_at_k(...)}``; ``k``: the one marked. HTML, two panels."""
+    by_k = args.mapping("by_k", by_k, example="{k: router.routing_at_k(...)}")
+    if not by_k:
+        raise ValueError("by_k is empty: give {k: router.routing_at_k(...)} for at least one k")
     ks = sorted(by_k)
     if k not in by_k:
         raise ValueError(f"k must be one of the k values of by_k ({ks[0]}..{ks[-1]}), got {k!r}")
@@ -75,6 +84,10 @@ def svg_triage_shares(
 ) -> Svg:
     """07's picture: the shares of the triage cells (``cells``, bottom up) against k, ``k`` marked. ``sweep``:
     ``{k: triage.triage(traces_at(k), k)}`` (a reader recorded at one k has one bar)."""
+    sweep = args.mapping("sweep", sweep, example="{k: triage.triage(traces, k)}")
+    cells = args.strings("cells", cells, allow_empty=False)
+    if not sweep:
+        raise ValueError("sweep is empty: give {k: triage.triage(traces, k)} for at least one k")
     ks = sorted(sweep)
     if k not in sweep:
         raise ValueError(f"k must be one of the k values of sweep {ks}, got {k!r}")

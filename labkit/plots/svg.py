@@ -173,6 +173,8 @@ def svg_lines(
     """One line per series over ``xs`` (a value None or NaN leaves a gap), the legend at the right, and ``mark``
     (one of ``xs``) as a dashed vertical line labelled ``mark_label`` (default ``"x = <mark>"``), ``data-mark``
     on the label. ``log_x``: a log-scaled x axis (``xs`` > 0); each of ``xs`` gets a tick."""
+    xs = args.sequence("xs", xs, allow_empty=False, example="[1, 3, 10]")
+    series = args.mapping("series", series, example='{"easy": [0.8, 0.85, 0.9]}')
     xs = [args.finite_number(f"xs[{i}]", v, minimum=1e-300 if log_x else None) for i, v in enumerate(xs)]
     if not xs:
         raise ValueError("xs is empty: give the x values the series are drawn at, e.g. [1, 3, 10]")
@@ -231,6 +233,8 @@ def svg_stacked_bars(
     """One stacked bar per x, the ``segments`` bottom up (values >= 0); with ``shares`` each bar is scaled to its
     total (so it reads as shares, an empty bar stays empty). ``mark``: one of ``xs``, outlined and labelled, with
     ``data-mark`` on its label."""
+    xs = args.sequence("xs", xs, allow_empty=False, example="[1, 3, 5]")
+    segments = args.mapping("segments", segments, example='{"OK": [10, 12, 14]}')
     xs = list(xs)
     if not xs:
         raise ValueError("xs is empty: give one x per bar, e.g. the k values")
@@ -301,6 +305,10 @@ def svg_heatmap(
     """A grid of cells, ``values[i][j]`` at row ``rows[i]`` and column ``columns[j]``, shaded from white (vlim[0])
     to blue (vlim[1]) and printed with ``fmt`` (None or NaN: an empty cell). ``mark``: ``(row, column)``,
     outlined, with ``data-mark`` on its value."""
+    rows = args.sequence("rows", rows, allow_empty=False, example="[64, 128, 256]")
+    columns = args.sequence("columns", columns, allow_empty=False, example='["0%", "25%", "50%"]')
+    values = [args.sequence(f"values[{i}]", v, allow_empty=False) for i, v in
+              enumerate(args.sequence("values", values, allow_empty=False))]  # fmt: skip
     rows, columns = list(rows), list(columns)
     if not rows or not columns:
         raise ValueError("rows and columns must each hold at least one label")

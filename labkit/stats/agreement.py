@@ -138,6 +138,7 @@ def fleiss_kappa(ratings: Sequence[Sequence[Any]], labels: Sequence[Any] | None 
     """
     import numpy as np
 
+    ratings = args.sequence("ratings", ratings, allow_empty=False, example='[["s", "s", "u"], ["u", "u", "u"]]')
     ratings = [list(args.sequence(f"ratings[{i}]", r, allow_empty=False)) for i, r in enumerate(ratings)]
     if not ratings:
         raise ValueError("ratings is empty: give one list of labels per item")

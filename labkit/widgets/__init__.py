@@ -9,7 +9,8 @@ printout; it cannot see inside widgets). Value cells carry ``data-*`` keys, whic
 HTML of any state without a browser.
 
 - :mod:`labkit.widgets.rankings`: rankings and their metrics (01 fusion and question box, 03 playground,
-  04 cutoff, 05 chunk grid);
+  04 cutoff);
+- :mod:`labkit.widgets.chunks`: 05's chunk grid explorer;
 - :mod:`labkit.widgets.answers`: generated questions, judged claims and what answers cost (02 synthetic sets,
   06 faithfulness, 09 routing and cascade);
 - :mod:`labkit.widgets.traces`: a reader's answers trace by trace (04 position study, 07 triage, 08 triage per
@@ -19,10 +20,11 @@ HTML of any state without a browser.
 
 from __future__ import annotations
 
-from labkit.widgets import answers, labelling, rankings, traces
+from labkit.widgets import answers, chunks, labelling, rankings, traces
 from labkit.widgets.answers import *  # noqa: F403 - the facade: every explorer is ``widgets.<Name>``
+from labkit.widgets.chunks import *  # noqa: F403
 from labkit.widgets.labelling import *  # noqa: F403
 from labkit.widgets.rankings import *  # noqa: F403
 from labkit.widgets.traces import *  # noqa: F403
 
-__all__ = [*rankings.__all__, *answers.__all__, *traces.__all__, *labelling.__all__]
+__all__ = [*rankings.__all__, *chunks.__all__, *answers.__all__, *traces.__all__, *labelling.__all__]
