@@ -49,6 +49,9 @@ __all__ = [
     "committed_dir",
     "count_tokens",
     "count_tokens_of_parts",
+    "query_vectors",
+    "write_query_table",
+    "QUERY_TABLE",
 ]
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
@@ -212,6 +215,60 @@ def _save(folder: Path, name: str, vectors: np.ndarray) -> bool:
         if tmp is not None:
             tmp.unlink(missing_ok=True)
         return False
+
+
+QUERY_TABLE = f"{MODEL_ID}-queries.npz"
+"""The committed vectors of the chapters' query texts (``data/embeddings/``; ``tools/embed_queries.py`` writes it)."""
+
+
+@lru_cache(maxsize=1)
+def _query_table() -> dict:
+    import numpy as np
+
+    path = committed_dir() / QUERY_TABLE
+    if not path.is_file():
+        return {}
+    with np.load(path, allow_pickle=False) as z:
+        texts, vectors = z["texts"].tolist(), np.asarray(z["vectors"], dtype=np.float32)
+    if vectors.shape != (len(texts), DIM):
+        return {}  # a damaged table: every query is embedded afresh
+    return dict(zip(texts, vectors, strict=True))
+
+
+def query_vectors(texts: Sequence[str], model: MiniLM | None = None) -> np.ndarray:
+    """Vectors of query ``texts``: the chapters' queries from the committed table, any other text embedded.
+
+    Why a table: the int8 model's output differs in its last digits from one CPU to another (its activations are
+    quantized on the fly, and two CPUs round differently), which is enough to swap two chunks of nearly equal
+    score deep in a ranking, and so to change a prompt that was recorded. With the chapters' query vectors
+    committed, like the chunk vectors, every machine ranks the chapters' queries alike. Only for this module's
+    model: another ``model`` embeds everything itself.
+    """
+    import numpy as np
+
+    texts = _check_texts(texts)
+    model = model or default_model()
+    table = _query_table() if getattr(model, "model_id", None) == MODEL_ID else {}
+    out = np.zeros((len(texts), DIM), dtype=np.float32)
+    missing = [i for i, t in enumerate(texts) if t not in table]
+    for i, t in enumerate(texts):
+        if t in table:
+            out[i] = table[t]
+    if missing:
+        out[missing] = model.encode([texts[i] for i in missing])
+    return out
+
+
+def write_query_table(texts: Sequence[str], path: str | os.PathLike, model: MiniLM | None = None) -> int:
+    """Embed ``texts`` (duplicates once) and write them as a query table to ``path`` (maintainers:
+    ``tools/embed_queries.py``). Returns the number of texts written."""
+    import numpy as np
+
+    texts = list(dict.fromkeys(_check_texts(texts)))
+    vectors = (model or default_model()).encode(texts, progress=True)
+    np.savez(Path(path), texts=np.array(texts, dtype=str), vectors=vectors.astype(np.float32))
+    _query_table.cache_clear()
+    return len(texts)
 
 
 def cached_embeddings(ids: Sequence[str], texts: Sequence[str], model: MiniLM | None = None) -> np.ndarray:

@@ -21,7 +21,7 @@ from typing import Any
 
 from labkit import args, metrics
 from labkit.chunking import Chunk, check_size_overlap, chunk_corpus, chunks_by_doc, spans_to_qrels
-from labkit.embeddings import default_model
+from labkit.embeddings import query_vectors
 from labkit.fusion import fuse_runs
 from labkit.retrieval import BM25Retriever, DenseRetriever, make_run
 
@@ -151,7 +151,7 @@ class ChunkGrid:
 
     def _query_vectors(self):
         if self._qvecs is None:
-            self._qvecs = default_model().encode([q.search_text for q in self.queries])
+            self._qvecs = query_vectors([q.search_text for q in self.queries])
         return self._qvecs
 
     def _build(self, size: int, overlap: int, depth: int = DEPTH):

@@ -147,7 +147,7 @@ class DenseRetriever:
         k = _check_k(k)
         if not queries:
             return []
-        return self.search_vectors(self.model.encode(queries), k)
+        return self.search_vectors(embeddings.query_vectors(queries, self.model), k)
 
     def search_vectors(self, query_vectors: Any, k: int = 10) -> list[list[Hit]]:
         """Search with query vectors already embedded (e.g. reused across chunkings)."""

@@ -182,3 +182,20 @@ def test_a_corpus_embedded_afresh_shows_progress_a_batch_of_queries_does_not(cap
     assert "embedding" not in capsys.readouterr().err  # queries: no bar in a notebook's stored output
     default_model().encode(texts, progress=True)
     assert f"embedding {PROGRESS_FROM} texts" in capsys.readouterr().err
+
+
+def test_the_chapters_queries_come_from_the_committed_table_and_other_texts_are_embedded():
+    import numpy as np
+
+    from labkit import embeddings
+    from labkit.studies import handbook as hb
+
+    queries = [q.search_text for q in hb.handbook().queries]
+    table = np.load(embeddings.committed_dir() / embeddings.QUERY_TABLE)
+    listed = set(table["texts"].tolist())
+    assert set(queries) <= listed, "a chapter query is missing from the table: run tools/embed_queries.py"
+    got = embeddings.query_vectors([queries[0], "a text no chapter searches"])
+    stored = table["vectors"][table["texts"].tolist().index(queries[0])]
+    assert np.array_equal(got[0], stored)
+    live = embeddings.default_model().encode(["a text no chapter searches"])[0]
+    assert np.array_equal(got[1], live)

@@ -1,0 +1,43 @@
+"""Write the committed query table: the MiniLM vectors of every query text the chapters search.
+
+    python tools/embed_queries.py            # data/embeddings/all-MiniLM-L6-v2-onnx-int8-queries.npz
+
+The int8 embedding model's output differs in its last digits between CPUs, enough to swap two nearly tied chunks
+deep in a ranking and so change a recorded prompt (chapter 04's distractors did, between two machines). With the
+query vectors committed, like the chunk vectors, every machine ranks the chapters' queries the same way
+(``labkit.embeddings.query_vectors``). The texts: every handbook query as searched, as typed, with its history
+glued on (chapter 08's variants), and every generated question of chapter 02. Run it again after adding queries;
+a text missing from the table is embedded live (and may then rank differently on another CPU).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from labkit import embeddings  # noqa: E402
+from labkit.studies import handbook as hb  # noqa: E402
+from labkit.studies import synth_data as sd  # noqa: E402
+
+
+def query_texts() -> list[str]:
+    texts = []
+    for q in hb.handbook().queries:
+        texts += [q.search_text, q.question]
+        if q.rewritten:
+            texts.append(" ".join([*q.history, q.question]))
+    texts += [q.search_text for q in sd.load_sets()]
+    return list(dict.fromkeys(texts))
+
+
+def main() -> int:
+    path = embeddings.committed_dir() / embeddings.QUERY_TABLE
+    n = embeddings.write_query_table(query_texts(), path)
+    print(f"{path}: {n} query texts, {path.stat().st_size:,} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
