@@ -161,8 +161,10 @@ def _claims_to_judge() -> Iterator[tuple[str, str]]:
             yield context, claim
 
 
-def _plan_judge(model: str) -> Iterator[Request]:
-    for context, claim in _claims_to_judge():
+def _plan_judge(model: str, pairs=None) -> Iterator[Request]:
+    """Chapter 06's judge on each ``(context, claim)`` (default: the recorded answers' and the rater-labelled
+    claims); consecutive requests on one context share the rules and the context (llama.cpp reuses that prefix)."""
+    for context, claim in _claims_to_judge() if pairs is None else pairs:
         yield Request(
             model,
             faithfulness.judge_prompt(context, claim),
@@ -181,26 +183,17 @@ def plan_06_judge_05() -> Iterator[Request]:
     yield from _plan_judge(llm.SMALL_MODEL)
 
 
-def _plan_construction(model: str) -> Iterator[Request]:
-    """Every claim labelled by construction (labkit.construction), judged against its context; the claims come
-    in context order, so consecutive requests share the rules and the context (llama.cpp reuses that prefix)."""
-    for row in fdata.constructed_claims():
-        yield Request(
-            model,
-            faithfulness.judge_prompt(row["context"], row["claim"]),
-            faithfulness.JUDGE_SCHEMA,
-            faithfulness.JUDGE_MAX_TOKENS,
-            30,
-            True,
-        )
+def _constructed_pairs() -> Iterator[tuple[str, str]]:
+    """Every claim labelled by construction (labkit.construction) with its context, in context order."""
+    return ((row["context"], row["claim"]) for row in fdata.constructed_claims())
 
 
 def plan_06_construction_15() -> Iterator[Request]:
-    yield from _plan_construction(llm.DEFAULT_MODEL)
+    yield from _plan_judge(llm.DEFAULT_MODEL, _constructed_pairs())
 
 
 def plan_06_construction_05() -> Iterator[Request]:
-    yield from _plan_construction(llm.SMALL_MODEL)
+    yield from _plan_judge(llm.SMALL_MODEL, _constructed_pairs())
 
 
 def plan_06_relevance() -> Iterator[Request]:
