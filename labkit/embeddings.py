@@ -249,6 +249,8 @@ def query_vectors(texts: Sequence[str], model: MiniLM | None = None) -> np.ndarr
     texts = _check_texts(texts)
     model = model or default_model()
     table = _query_table() if getattr(model, "model_id", None) == MODEL_ID else {}
+    if not any(t in table for t in texts):
+        return model.encode(texts)  # another model, or texts no chapter searches: as the model gives them
     out = np.zeros((len(texts), DIM), dtype=np.float32)
     missing = [i for i, t in enumerate(texts) if t not in table]
     for i, t in enumerate(texts):
@@ -264,7 +266,11 @@ def write_query_table(texts: Sequence[str], path: str | os.PathLike, model: Mini
     ``tools/embed_queries.py``). Returns the number of texts written."""
     import numpy as np
 
+    if not isinstance(path, str | os.PathLike):
+        raise ValueError(f"path must be a file path (data/embeddings/{QUERY_TABLE}), got {type(path).__name__}")
     texts = list(dict.fromkeys(_check_texts(texts)))
+    if not texts:
+        raise ValueError("texts is empty: give the query texts to embed")
     vectors = (model or default_model()).encode(texts, progress=True)
     np.savez(Path(path), texts=np.array(texts, dtype=str), vectors=vectors.astype(np.float32))
     _query_table.cache_clear()

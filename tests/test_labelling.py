@@ -79,17 +79,17 @@ def test_before_its_cell_runs_the_labeller_shows_a_line_and_the_first_item(tmp_p
 
 
 def test_a_chapter_uses_the_learners_labels_from_ten_on_and_says_which(tmp_path, monkeypatch):
-    from labkit.studies import labelling as chapters
+    from labkit.studies import labelling  # noqa: F811 - the study module here, not the widget module
 
     monkeypatch.setenv("LABKIT_LABELS", str(tmp_path))
-    claim_set, _, reference = chapters.claims_set()
+    claim_set, _, reference = labelling.claims_set()
     assert set(reference) == set(claim_set.items)
-    store = lb.LabelStore(claim_set, chapters.store_path(claim_set.id))
+    store = lb.LabelStore(claim_set, labelling.store_path(claim_set.id))
     for item in claim_set.items[:9]:
         store.add(item, "supported")
-    chosen = chapters.labels_for(claim_set, reference)
+    chosen = labelling.labels_for(claim_set, reference)
     assert not chosen.mine and chosen.labels == reference and "fewer than 10" in chosen.source
     store.add(claim_set.items[9], "unsupported")
-    chosen = chapters.labels_for(claim_set, reference)
+    chosen = labelling.labels_for(claim_set, reference)
     assert chosen.mine and chosen.n_mine == 10 and chosen.source.startswith("your 10 labels")
     assert (tmp_path / "06-claims.jsonl").is_file()
