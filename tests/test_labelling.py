@@ -93,3 +93,19 @@ def test_a_chapter_uses_the_learners_labels_from_ten_on_and_says_which(tmp_path,
     chosen = labelling.labels_for(claim_set, reference)
     assert chosen.mine and chosen.n_mine == 10 and chosen.source.startswith("your 10 labels")
     assert (tmp_path / "06-claims.jsonl").is_file()
+
+
+def test_labeller_at_a_path_writes_its_labels_there(tmp_path):
+    w = labelling.Labeller.at(SET, lambda i: i, tmp_path / "at.jsonl", target=2)
+    w.press("s")
+    assert lb.read_labels(tmp_path / "at.jsonl", SET) == {"a": "supported"}
+
+
+def test_the_agreement_line_says_kappa_only_for_the_learners_labels():
+    from labkit.studies import labelling  # noqa: F811 - the study module here, not the widget module
+
+    reference = {"a": "supported", "b": "unsupported", "c": "supported"}
+    theirs = labelling.Chosen(dict(reference), False, 0, "the reference")
+    assert "no kappa" in labelling.agreement_line(theirs, reference)
+    mine = labelling.Chosen({"a": "supported", "b": "supported", "c": "supported"}, True, 3, "yours")
+    assert labelling.agreement_line(mine, reference).startswith("you and the rater agree on 2 of 3; kappa 0.000")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from labkit import SEED, llm
+from labkit import SEED, llm, stats
 from labkit.correctness import gold_context
 from labkit.labels import LabelSet, default_path, read_labels
 from labkit.studies import answers_data
@@ -28,7 +28,8 @@ from labkit.studies import faithfulness_data as fdata
 from labkit.studies import handbook as hb
 from labkit.studies import synth_data as sd
 
-__all__ = ["claims_set", "answers_set", "realism_set", "labels_for", "Chosen", "store_path", "MIN_LABELS", "TARGET"]
+__all__ = ["claims_set", "answers_set", "realism_set", "labels_for", "agreement_line", "Chosen", "store_path",
+           "MIN_LABELS", "TARGET"]  # fmt: skip
 
 MIN_LABELS = 10
 """Fewer learner labels than this and a chapter computes with the reference labels (and says so)."""
@@ -132,3 +133,16 @@ def labels_for(label_set: LabelSet, reference: dict, path: str | os.PathLike | N
     source = (f"the reference labels of {len(reference)} items (written by an AI assistant against the rubric; "
               f"{why})")  # fmt: skip
     return Chosen(dict(reference), False, len(mine), source)
+
+
+def agreement_line(chosen: Chosen, reference: dict, labels=None, weights: str | None = None) -> str:
+    """One sentence for a chapter's output: the learner's labels against the reference on the items they
+    labelled (Cohen's kappa with its interval; ``weights="quadratic"`` for ratings), or why there is no kappa."""
+    if not chosen.mine:
+        return "(no kappa: against the rater's own labels it would be 1 by definition; label at least 10 items)"
+    items = list(chosen.labels)
+    rep = stats.kappa_report([reference[i] for i in items], [chosen.labels[i] for i in items], labels=labels,
+                             weights=weights)  # fmt: skip
+    kind = "weighted kappa" if weights else "kappa"
+    return (f"you and the rater agree on {rep['agree']} of {rep['n']}; "
+            f"{kind} {stats.fmt_ci(rep['kappa'], *rep['kappa_ci'])}")  # fmt: skip

@@ -156,6 +156,12 @@ class Labeller(anywidget.AnyWidget):
         self._show(first)
         self.on_msg(lambda _w, content, _b: self.press(str(content.get("key", ""))))
 
+    @classmethod
+    def at(cls, label_set: LabelSet, render: Callable[[str], str], path, target: int = 30) -> Labeller:
+        """A labeller whose labels go to the label file at ``path`` (a chapter passes its
+        ``labelling.store_path(set id)``: the user cache, never the repository)."""
+        return cls(label_set, render, LabelStore(label_set, path), target=target)
+
     def _repr_mimebundle_(self, **kwargs):
         """The live widget, plus what an opened notebook shows before the cell runs: a line saying to run it and
         the first item, never a widget's Python repr."""

@@ -511,7 +511,6 @@ for name, col in kept_by.items():
 # **1** to **5**, **z** undo, **n** skip, **b** back. Your ratings stay in your user cache.
 
 # %%
-from labkit.labels import LabelStore
 from labkit.studies import labelling
 
 realism_set, realism_items, realism_reference = labelling.realism_set()
@@ -522,12 +521,10 @@ print(realism_set.title, f"({len(realism_set.items)} questions)")
 # NBVAL_IGNORE_OUTPUT
 from labkit import widgets
 
-realism_labeller = widgets.Labeller(
-    realism_set,
-    lambda i: widgets.question_html(realism_items[i]["question"], scale),
-    LabelStore(realism_set, labelling.store_path(realism_set.id)),
-    target=labelling.TARGET,
-)
+realism_labeller = widgets.Labeller.at(
+    realism_set, lambda i: widgets.question_html(realism_items[i]["question"], scale),
+    labelling.store_path(realism_set.id), target=labelling.TARGET,
+)  # fmt: skip
 realism_labeller
 
 # %% [markdown]
@@ -539,11 +536,7 @@ mine = labelling.labels_for(realism_set, realism_reference)
 print("ratings used:", mine.source)
 rated_ids = [i for i in realism_set.items if i in mine.labels]
 your_rating = pd.Series({i: int(mine.labels[i]) for i in rated_ids})
-if mine.mine:
-    kap = stats.kappa_report([int(realism_reference[i]) for i in rated_ids], your_rating.tolist(), labels=sd.RATINGS,
-                           weights="quadratic")  # fmt: skip
-    print(f"you and the rater set: same rating on {kap['agree']} of {kap['n']}; weighted kappa "
-          f"{stats.fmt_ci(kap['kappa'], *kap['kappa_ci'])}")  # fmt: skip
+print(labelling.agreement_line(mine, realism_reference, labels=realism_set.labels, weights="quadratic"))
 model_on = heldout.set_index("id").loc[rated_ids, "model"]
 both_rated = model_on.notna()
 rho_you = spearmanr(your_rating[both_rated], model_on[both_rated]).statistic

@@ -535,14 +535,8 @@ print(widgets.claim_html(**claim_items[claim_set.items[0]])[:160], "...")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from labkit.labels import LabelStore
-
-labeller = widgets.Labeller(
-    claim_set,
-    lambda item: widgets.claim_html(**claim_items[item]),
-    LabelStore(claim_set, labelling.store_path(claim_set.id)),
-    target=labelling.TARGET,
-)
+labeller = widgets.Labeller.at(claim_set, lambda item: widgets.claim_html(**claim_items[item]),
+                               labelling.store_path(claim_set.id), target=labelling.TARGET)  # fmt: skip
 labeller
 
 # %% [markdown]
@@ -557,12 +551,7 @@ print("labels used:", mine.source)
 ids = [i for i in claim_set.items if i in mine.labels]
 yours = own_dev.set_index("id").loc[ids]
 truth_yours = pd.Series(mine.labels).loc[ids]
-if mine.mine:
-    kap = stats.kappa_report([claim_reference[i] for i in ids], truth_yours.tolist())
-    kappa = stats.fmt_ci(kap["kappa"], *kap["kappa_ci"])
-    print(f"you and the rater agree on {kap['agree']} of {kap['n']}; kappa {kappa}")
-else:
-    print("(kappa against the rater needs your labels: with the rater's own labels it would be 1 by definition)")
+print(labelling.agreement_line(mine, claim_reference))
 yours = yours.assign(label=truth_yours)
 print(stats.judge_report(yours, [chosen], truth="label", passes="supported").round(3).to_string())
 res_yours = stats.corrected_rate_ci(

@@ -257,7 +257,6 @@ print(
 # **n** skip, **b** back) for 20 to 30 answers. Labels are saved in your user cache as you go.
 
 # %%
-from labkit.labels import LabelStore
 from labkit.studies import labelling
 
 answer_set, answer_items, answer_reference = labelling.answers_set()
@@ -265,12 +264,8 @@ print(answer_set.title, f"({len(answer_set.items)} answers; keys: {answer_set.ke
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-answer_labeller = widgets.Labeller(
-    answer_set,
-    lambda qid: widgets.answer_html(**answer_items[qid]),
-    LabelStore(answer_set, labelling.store_path(answer_set.id)),
-    target=labelling.TARGET,
-)
+answer_labeller = widgets.Labeller.at(answer_set, lambda qid: widgets.answer_html(**answer_items[qid]),
+                                      labelling.store_path(answer_set.id), target=labelling.TARGET)  # fmt: skip
 answer_labeller
 
 # %% [markdown]
@@ -281,10 +276,7 @@ answer_labeller
 mine = labelling.labels_for(answer_set, answer_reference)
 print("labels used:", mine.source)
 yours = pd.Series(mine.labels)
-if mine.mine:
-    kap = stats.kappa_report([answer_reference[q] for q in yours.index], yours.tolist())
-    kappa = stats.fmt_ci(kap["kappa"], *kap["kappa_ci"])
-    print(f"you and the rater agree on {kap['agree']} of {kap['n']}; kappa {kappa}")
+print(labelling.agreement_line(mine, answer_reference))
 on_yours = verdicts.loc[yours.index].assign(**{"your label": yours == "right"})
 stats.judge_report(on_yours, ["reference number", "lexical judge"], truth="your label", missing="skip").round(3)
 
