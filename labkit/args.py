@@ -15,12 +15,12 @@ check says otherwise, because every labkit formula would turn them into a plausi
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from numbers import Integral, Real
 from typing import Any
 
 __all__ = ["whole_number", "finite_number", "text", "sequence", "queries", "strings", "numbers", "mapping", "ranking",
-           "top_k", "ids_as_text", "by_id", "table"]  # fmt: skip
+           "top_k", "ids_as_text", "by_id", "table", "fields", "attributes", "function"]  # fmt: skip
 
 
 def whole_number(name: str, value: Any, minimum: int = 1, maximum: int | None = None, hint: str = "") -> int:
@@ -199,3 +199,29 @@ def top_k(run: Mapping, qid: str, k: int, texts: Mapping | None = None) -> list[
         if missing:
             raise ValueError(f"texts has no chunk {missing[0]!r} (retrieved for {qid!r}): pass every chunk's text")
     return top
+
+
+def fields(name: str, value: Any, keys: Sequence[str], made_by: str) -> Mapping:
+    """``value`` if it is a mapping holding every key of ``keys`` (a view one of labkit's functions made), else a
+    ``ValueError`` that names ``made_by``, the function whose result to pass."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{name} must be what {made_by} returns (a dict), got {type(value).__name__} {value!r:.40}")
+    missing = [k for k in keys if k not in value]
+    if missing:
+        raise ValueError(f"{name} lacks {missing}: pass what {made_by} returns")
+    return value
+
+
+def attributes(name: str, value: Any, attrs: Sequence[str], made_by: str) -> Any:
+    """``value`` if it has every attribute of ``attrs``, else a ``ValueError`` naming ``made_by``."""
+    missing = [a for a in attrs if not hasattr(value, a)]
+    if missing:
+        raise ValueError(f"{name} must be what {made_by} returns; {type(value).__name__} has no {missing}")
+    return value
+
+
+def function(name: str, value: Any, example: str) -> Any:
+    """``value`` if it can be called, else a ``ValueError`` with an example of what to pass."""
+    if not callable(value):
+        raise ValueError(f"{name} must be a function, e.g. {example}; got {type(value).__name__} {value!r:.40}")
+    return value

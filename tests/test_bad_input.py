@@ -816,11 +816,8 @@ PROBED = ["metrics", "fusion", "chunking", "text", "trec", "triage", "router", "
           "check", "stats", "correctness", "calibration", "faithfulness", "reader", "synth", "plots", "widgets", "llm",
           "embeddings", "studies.position_view", "studies.cascade", "files", "toys", "labels",
           "construction"]  # fmt: skip
-# views of what a chapter computed, drawn by its explorer: they are handed labkit's own objects, not a learner's
-STILL_RAW = {"widgets." + n for n in ("ranking_html", "costs_html", "synth_html",
-             "FaithfulnessExplorer", "faithfulness_view", "faithfulness_html", "RoutingExplorer", "CascadeExplorer",
-             "cascade_html", "PositionExplorer", "position_html", "TriageExplorer", "triage_html",
-             "slice_triage_html")}  # fmt: skip
+# every public function, the chapters' explorer views included (they once answered bad input with raw errors)
+STILL_RAW: set[str] = set()
 RAW = (TypeError, AttributeError, KeyError, IndexError, StopIteration, ZeroDivisionError)
 
 

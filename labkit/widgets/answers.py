@@ -13,7 +13,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from labkit import plots, stats
+from labkit import args, plots, stats
 from labkit.faithfulness import faithfulness, quote_in_context
 from labkit.studies import cascade
 from labkit.studies import synth_data as sd
@@ -36,6 +36,7 @@ __all__ = [
 
 def synth_html(view: Any) -> str:
     """What :func:`labkit.studies.synth_data.filter_view` returns, as the explorer shows it."""
+    args.attributes("view", view, ("counts", "examples", "table"), "studies.synth_data.filter_view(...)")
 
     def rating(r) -> str:
         return "" if r.realism != r.realism else f"{r.realism:.0f}"  # NaN: not rated
@@ -78,6 +79,7 @@ _VERDICT_COLOUR = {"supported": "#1a7f37", "unsupported": "#9a6700", "contradict
 
 def faithfulness_view(row: dict, judge: Any, mode: str = "PASS/FAIL") -> dict[str, Any]:
     """One recorded answer (``row``: qid, question, answer, context) judged claim by claim by ``judge``."""
+    args.fields("row", row, ("answer", "context"), "one of faithfulness_data.answered()'s rows")
 
     if mode not in ("PASS/FAIL", "score"):
         raise ValueError(f"mode must be 'PASS/FAIL' or 'score', got {mode!r}")
@@ -87,6 +89,8 @@ def faithfulness_view(row: dict, judge: Any, mode: str = "PASS/FAIL") -> dict[st
 def faithfulness_html(row: dict, result, mode: str = "PASS/FAIL") -> str:
     """One judged answer as HTML: the question, the answer's claims with verdicts and quotes, the score or
     PASS/FAIL, and the context with every quote that really occurs in it highlighted (``<mark>``)."""
+    args.fields("row", row, ("context",), "one of faithfulness_data.answered()'s rows")
+    args.attributes("result", result, ("score", "status", "verdicts"), "faithfulness.faithfulness(...)")
 
     if mode not in ("PASS/FAIL", "score"):
         raise ValueError(f"mode must be 'PASS/FAIL' or 'score', got {mode!r}")
@@ -126,6 +130,9 @@ class FaithfulnessExplorer(Explorer):
     css_class = "lk-faithfulness-explorer"
 
     def __init__(self, rows, judges, qid=None, judge=None, mode="PASS/FAIL"):
+        rows = args.sequence("rows", rows, example="list(faithfulness_data.answered())")
+        rows = [args.fields(f"rows[{i}]", r, ("qid",), "faithfulness_data.answered()") for i, r in enumerate(rows)]
+        args.mapping("judges", judges, example='{"lexical": faithfulness.lexical_judge}')
         self._rows = {r["qid"]: r for r in rows}
         if not self._rows:
             raise ValueError("rows must hold at least one answered question")
@@ -175,6 +182,7 @@ class RoutingExplorer(Explorer):
     css_class = "lk-routing-explorer"
 
     def __init__(self, stats, k=5, max_k=20):
+        args.function("stats", stats, "lambda k: router.routing_at_k(...)")
         self.by_k = {x: dict(stats(x)) for x in range(1, max_k + 1)}
         self.k = w.IntSlider(value=k, min=1, max=max_k, description="k (chunks in the prompt)",
                              continuous_update=False, layout=w.Layout(width="480px"),
@@ -204,6 +212,7 @@ def _verdict(correct: Any) -> str:
 def cascade_html(view: dict[str, Any]) -> str:
     """:func:`labkit.studies.cascade.request_view` as the explorer shows it: both answers with their verdicts, the
     check's decision, and each strategy's cost (``data-cost="<strategy>|<column>"``)."""
+    args.fields("view", view, ("escalated", "cost", "cascade correct"), "studies.cascade.request_view(...)")
     import pandas as pd
 
     def answer(which: str) -> str:
@@ -235,7 +244,7 @@ class CascadeExplorer(Explorer):
     css_class = "lk-cascade-explorer"
 
     def __init__(self, table, questions=None, qid=None):
-
+        args.table("table", table, example="cascade.cascade_table(...)")
         questions = dict(questions or {})
         options = [(f"{q} · {cascade.outcome_label(r)}", q) for q, r in table.iterrows()]
         if not options:

@@ -31,6 +31,7 @@ def chunk_grid_view(grid, size: int, overlap_share: float, k: int) -> dict[str, 
 
 def costs_html(view: dict[str, Any]) -> str:
     """The chunk grid's costs line: one ``data-cost`` per cost, four significant digits."""
+    args.fields("view", view, ("costs", "size", "overlap"), "chunk_grid_view(...)")
     costs = ", ".join(
         f'{html.escape(name)} <b data-cost="{html.escape(name)}">{v:.4g}</b>' for name, v in view["costs"].items()
     )

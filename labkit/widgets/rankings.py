@@ -197,6 +197,9 @@ def ranking_html(
 ) -> str:
     """A ranking as a numbered list: ``data-chunk`` per item, its score, its grade if it is gold (or "not gold"),
     and with ``texts`` the first words of the chunk."""
+    ranking = args.sequence("ranking", ranking, example='[("hr-leave#0", 0.81), ...]')
+    args.mapping("judged", judged, example='{"hr-leave#0": 3}')
+    args.text("title", title, allow_empty=True)
     items = []
     for chunk_id, score in ranking:
         grade = judged.get(chunk_id, 0)

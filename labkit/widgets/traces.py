@@ -14,7 +14,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from labkit import plots, stats, triage
+from labkit import args, plots, stats, triage
 from labkit.studies import position_view as pv
 from labkit.widgets.explorer import LAYOUT, STYLE, Explorer, html_table
 
@@ -38,6 +38,8 @@ def position_html(view: dict[str, Any], width: int = 220) -> str:
     pattern, the chosen trial's passages in prompt order (the gold highlighted, each cut to ``width``
     characters), the answer with its verdict (``data-verdict="trial"``), and every trial's answer
     (``data-trial="<trial>|<column>"``)."""
+    keys = ("reference", "pattern", "passages", "answer", "verdict", "answers", "trial", "retrieved")
+    args.fields("view", view, keys, "studies.position_view.trial_view(...)")
 
     def passage(p: dict[str, Any]) -> str:
         text = p["text"].replace("\n", " ")
@@ -75,7 +77,9 @@ class PositionExplorer(Explorer):
     css_class = "lk-position-explorer"
 
     def __init__(self, table, contexts, queries=None, qid=None, trial=None, column="correct"):
-
+        args.table("table", table, example="position_study.run_study(...)")
+        if "qid" not in table:
+            raise ValueError("table needs a 'qid' column: pass what position_study.run_study(...) returns")
         qids = list(dict.fromkeys(table["qid"]))
         if not qids:
             raise ValueError("table must hold at least one trial: position_study.run_study(...)")
@@ -131,6 +135,7 @@ def _example_html(d: dict[str, Any]) -> str:
 
 def triage_html(view: dict[str, Any]) -> dict[str, str]:
     """The triage table (traces and share per cell: ``data-cell="<cell>|traces"``), the priority, the examples."""
+    args.fields("view", view, ("counts", "examples", "n", "priority"), "triage_view(...)")
     import pandas as pd
 
     counts, n = view["counts"], view["n"]
@@ -172,7 +177,7 @@ class TriageExplorer(Explorer):
     css_class = "lk-triage-explorer"
 
     def __init__(self, traces_at, k=5, max_k=20, n_examples=3, readers=None, reader=None, recorded_k=None):
-
+        args.function("traces_at", traces_at, "lambda k, reader: triage.reader_traces(...)")
         self.n_examples = n_examples
         traces_at = functools.cache(traces_at)
         self.k = w.IntSlider(value=k, min=1, max=max_k, description="k (chunks read)", continuous_update=False,
@@ -256,6 +261,7 @@ def slice_triage_view(traces: list[dict], k: int, group: str, cell: str, n_examp
 
 def slice_triage_html(view: dict[str, Any]) -> dict[str, str]:
     """:func:`triage_html` of the group, with the gap line (``data-gap``: the gap and its interval)."""
+    args.fields("view", view, ("counts", "examples", "n", "priority", "group", "clear"), "slice_triage_view(...)")
 
     shown = triage_html(view)
     settled = "the interval excludes 0" if view["clear"] else "the interval includes 0: not settled"
