@@ -1,0 +1,157 @@
+"""04b's explorer: stage 1's depth k1, stage 2's cut k2 and a reranker against per-slice metrics, one query's ranks
+before and after, and what the reranker costs (:mod:`labkit.widgets` re-exports it)."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import ipywidgets as w
+
+from labkit import args, plots
+from labkit.rerank import check_depths
+from labkit.widgets.explorer import LAYOUT, STYLE, Explorer, html_table
+
+__all__ = ["RerankExplorer", "rerank_view", "rerank_html", "SLICES"]
+
+SLICES = ("easy", "hard", "real", "all")
+CUT = "cut at k"
+
+
+def _means(per_query: Any, slices: dict[str, str], column: str) -> dict[str, float]:
+    out = {}
+    for s in SLICES:
+        rows = per_query[column] if s == "all" else per_query[column][[slices[q] == s for q in per_query.index]]
+        out[s] = float(rows.dropna().mean())
+    return out
+
+
+def rerank_view(data: dict[str, Any], k1: int, k2: int, reranker: str, qid: str) -> dict[str, Any]:
+    """One state of the explorer, from ``data`` (:func:`labkit.studies.rerank_study.explorer_data`): per slice,
+    stage 1's Recall@k1 and nDCG / RR / hit at k2 cut vs reranked; nDCG@k2 of every ranker against k1 (the
+    picture); query ``qid``'s top 10 before and after; the model reranker's cost at k1."""
+    data = args.fields("data", data, ("metrics", "rankings", "ceiling", "k1s", "k2s", "questions", "slices", "qrels",
+                                      "snippets", "cost"), "rerank_study.explorer_data()")  # fmt: skip
+    if reranker not in data["k1s"] or reranker == CUT:
+        raise ValueError(f"reranker must be one of {[r for r in data['k1s'] if r != CUT]}, got {reranker!r}")
+    if k1 not in data["k1s"][reranker]:
+        raise ValueError(f"k1 must be one of {list(data['k1s'][reranker])} for {reranker}, got {k1!r}")
+    k1, k2 = check_depths(k1, k2)
+    if k2 not in data["k2s"]:
+        raise ValueError(f"k2 must be one of {list(data['k2s'])}, got {k2!r}")
+    if qid not in data["questions"]:
+        raise ValueError(f"qid {qid!r} is not among the explorer's questions; pick one of its list")
+    cut, new = data["metrics"][(CUT, k1)], data["metrics"][(reranker, k1)]
+    table = {f"R@{k1} (stage 1)": _means(data["ceiling"][k1].to_frame(), data["slices"], f"R@{k1}")}
+    for m in ("nDCG", "RR", "hit"):
+        table[f"{m}@{k2} cut"] = _means(cut, data["slices"], f"{m}@{k2}")
+        table[f"{m}@{k2} {reranker}"] = _means(new, data["slices"], f"{m}@{k2}")
+    k1s = list(data["k1s"][CUT])
+    curve = {"R@k1 (stage 1)": [float(data["ceiling"][x].mean()) for x in k1s]}
+    for name in (CUT, *(r for r in data["k1s"] if r != CUT)):
+        curve[name] = [float(data["metrics"][(name, x)][f"nDCG@{k2}"].mean()) if (name, x) in data["metrics"]
+                       else None for x in k1s]  # fmt: skip
+    before = data["rankings"][(CUT, k1)][qid][:10]
+    after = data["rankings"][(reranker, k1)][qid][:10]
+    cost = data["cost"]
+    model_line = cost.loc[k1] if k1 in cost.index else None
+    return {"k1": k1, "k2": k2, "reranker": reranker, "qid": qid, "question": data["questions"][qid],
+            "table": table, "curve": curve, "k1s": k1s, "before": before, "after": after,
+            "judged": data["qrels"][qid], "snippets": data["snippets"], "model_cost": model_line}  # fmt: skip
+
+
+def _ranks_html(title: str, ranking: list[str], judged: dict[str, int], snippets: dict[str, str], k2: int) -> str:
+    items = []
+    for i, c in enumerate(ranking, 1):
+        grade = judged.get(c, 0)
+        mark = f"<b style='color:#2e7d32'>gold, grade {grade}</b>" if grade else "<span>not gold</span>"
+        cut = " style='border-bottom:2px solid #b00020'" if i == k2 else ""
+        words = html.escape(snippets.get(c, ""))
+        items.append(f'<li class="lk-rank" data-chunk="{html.escape(c)}"{cut}><code>{html.escape(c)}</code> {mark}'
+                     f"<br><small style='color:#555'>{words} …</small></li>")  # fmt: skip
+    return f"<div style='width:360px'><b>{html.escape(title)}</b><ol>{''.join(items)}</ol></div>"
+
+
+def rerank_html(view: dict[str, Any]) -> dict[str, str]:
+    """The explorer's outputs for ``view``: ``table``, ``chart``, ``ranks`` and ``cost`` (HTML / SVG text)."""
+    args.fields("view", view, ("table", "curve", "k1s", "before", "after", "judged", "snippets", "k1", "k2",
+                               "reranker", "question", "model_cost"), "rerank_view(...)")  # fmt: skip
+    import pandas as pd
+
+    table = pd.DataFrame(view["table"])
+    chart = plots.svg_lines(view["k1s"], view["curve"], mark=view["k1"], mark_label=f"k1 = {view['k1']}",
+                            log_x=True, xlabel="k1 (stage 1's candidates, log scale)",
+                            title=f"nDCG@{view['k2']} against k1, all 60 questions", width=420)  # fmt: skip
+    ranks = (f"<p><b>{html.escape(view['question'])}</b> (the red line is the cut at k2 = {view['k2']})</p>"
+             + "<div style='display:flex;gap:1em'>"
+             + _ranks_html(f"stage 1 (hybrid), top {min(view['k1'], 10)}", view["before"], view["judged"],
+                           view["snippets"], view["k2"])
+             + _ranks_html(f"after {view['reranker']}", view["after"], view["judged"], view["snippets"], view["k2"])
+             + "</div>")  # fmt: skip
+    m = view["model_cost"]
+    if view["reranker"].startswith("1.5B") and m is not None:
+        cost = (
+            f'{view["reranker"]} at k1 = {view["k1"]}: <b data-cost="requests">{m["requests per query"]:.0f}</b> '
+            f'model requests, <b data-cost="tokens">{m["prompt tokens per query"]:,.0f}</b> prompt tokens and '
+            f'<b data-cost="seconds">{m["seconds per query"]:,.0f}</b> s a query ({m["how"]}, 1 thread)'
+        )
+    else:
+        cost = (
+            f'{view["reranker"]} at k1 = {view["k1"]}: <b data-cost="requests">0</b> model requests; '
+            "ten features from stage 1's own scores, a few hundred small trees"
+        )
+    return {"table": html_table(table, ".3f", index_name="slice"), "chart": str(chart), "ranks": ranks,
+            "cost": f'<div class="lk-costs">{cost}</div>'}  # fmt: skip
+
+
+class RerankExplorer(Explorer):
+    """Pick k1, k2, a reranker and a question: per-slice metrics cut vs reranked, nDCG@k2 against k1 for every
+    ranker (the picture), the question's ranks before and after, and the cost line. Wraps :func:`rerank_view`;
+    the model reranker offers only the k1 it was recorded at."""
+
+    css_class = "lk-rerank-explorer"
+
+    def __init__(self, data: dict[str, Any], k1: int = 20, k2: int = 3, reranker: str | None = None, qid=None):
+        data = args.fields("data", data, ("k1s", "k2s", "questions"), "rerank_study.explorer_data()")
+        self.data = data
+        rerankers = [r for r in data["k1s"] if r != CUT]
+        self.reranker = w.ToggleButtons(options=rerankers, value=reranker or rerankers[0], description="reranker",
+                                        style={**STYLE, "button_width": "auto"})  # fmt: skip
+        self.k1 = w.SelectionSlider(options=list(data["k1s"][self.reranker.value]), value=k1,
+                                    description="k1 (stage 1)", continuous_update=False, layout=LAYOUT,
+                                    style=STYLE)  # fmt: skip
+        self.k2 = w.SelectionSlider(options=list(data["k2s"]), value=k2, description="k2 (kept)",
+                                    continuous_update=False, layout=LAYOUT, style=STYLE)  # fmt: skip
+        options = [(f"{q[:70]}{'…' if len(q) > 70 else ''}", qid_) for qid_, q in data["questions"].items()]
+        self.question = w.Dropdown(options=options, value=qid or options[0][1], description="question",
+                                   layout=w.Layout(width="640px"), style=STYLE)  # fmt: skip
+        self.reranker.observe(self._k1_options, names="value")  # before the explorer's own update: k1 first
+        self.table, self.chart, self.ranks, self.cost = w.HTML(), w.HTML(), w.HTML(), w.HTML()
+        self._views: dict[tuple, dict[str, Any]] = {}
+        super().__init__(
+            {"reranker": self.reranker, "k1": self.k1, "k2": self.k2, "qid": self.question},
+            self._view,
+            rerank_html,
+            outputs={"cost": self.cost, "table": self.table, "chart": self.chart, "ranks": self.ranks},
+            summary=lambda v: {"k1": v["k1"], "k2": v["k2"], "reranker": v["reranker"], "qid": v["qid"],
+                               "table": {c: {s: round(x, 4) for s, x in col.items()} for c, col in v["table"].items()},
+                               "after": v["after"][: v["k2"]]},
+        )  # fmt: skip
+
+    def _view(self, reranker, k1, k2, qid):
+        key = (reranker, k1, k2, qid)
+        if key not in self._views:
+            self._views[key] = rerank_view(self.data, k1, k2, reranker, qid)
+        return self._views[key]
+
+    def _k1_options(self, _change=None) -> None:
+        """Only the k1 values the chosen reranker has: the model reranker was recorded at one."""
+        allowed = list(self.data["k1s"][self.reranker.value])
+        if list(self.k1.options) != allowed:
+            value = self.k1.value if self.k1.value in allowed else allowed[-1]
+            self.k1.options = allowed
+            self.k1.value = value
+
+    def arrange(self) -> list[w.Widget]:
+        return [self.reranker, self.k1, self.k2, self.cost, w.HBox([self.table, self.chart]), self.question,
+                self.ranks, self.message]  # fmt: skip

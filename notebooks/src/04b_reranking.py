@@ -1,0 +1,410 @@
+# %% [markdown]
+# # 04b · The second stage: reranking
+#
+# **You will learn** why a RAG pipeline retrieves wide and then reranks; how to measure each stage with the
+# metric the source recommends for it (Recall@k1 for stage 1, nDCG@k2 for stage 2); why no reranker can lift
+# stage 1's ceiling; and what two real rerankers buy on the handbook, per slice, with paired intervals: a learned
+# reranker over cheap features, and the local language model reading the question and the passage together. You
+# will also see what they cost, and whether a better nDCG@3 turns into more right answers.
+#
+# Source: sections 7.1 (the two-stage pipeline) and 7.6 ("Recall@k for stage 1, nDCG@k for the rerank stage").
+# Terms used here and defined earlier: Recall@k, nDCG@k and the two IDCG conventions (03), reciprocal rank and
+# hit rate (04: MRR@k is the mean RR@k, hit rate@k the share of queries with a relevant chunk in the top k), the
+# hybrid retriever (01), paired bootstrap and Wilson intervals (03). A **relevant** (gold) chunk here is any
+# chunk with a grade ≥ 1, as in 01–04.
+#
+# This chapter is numbered 04b so that the chapters after it keep their numbers: your working copy, the label
+# files and every cross-reference stay valid.
+
+# %%
+import labkit
+from labkit import check, llm, metrics, plots, rerank, stats, widgets
+
+labkit.setup()
+llm.reset_usage()
+
+# %% [markdown]
+# ## Two stages, and the metric for each
+#
+# Stage 1 is cheap and reads every chunk: BM25, embeddings, their fusion. It returns the top **k1** (tens to a
+# hundred). Stage 2 is expensive and reads only those: it scores each (question, chunk) pair and keeps the best
+# **k2** (three to ten) for the prompt. So stage 1 is judged by what it lets through, **Recall@k1**, and stage 2 by
+# how well it orders what it keeps, **nDCG@k2** (graded: the best chunk first counts most). Without a reranker,
+# "stage 2" is a cut: the first k2 of stage 1's order.
+#
+# A toy, from scratch. Stage 1 returned eight candidates; three are relevant (grades 2, 3 and 1); a reranker
+# scored each:
+
+# %%
+import math
+
+from labkit.toys import RERANK_CANDIDATES, RERANK_GRADES, RERANK_SCORES
+
+for c, s in zip(RERANK_CANDIDATES, RERANK_SCORES, strict=True):
+    print(f"{c}  grade {RERANK_GRADES.get(c, 0)}  reranker score {s}")
+
+
+def my_rerank(candidates, scores, k2):
+    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))  # ties keep stage 1's order
+    return [candidates[i] for i in order][:k2]
+
+
+def my_ndcg(ranking, grades, k):
+    dcg = sum(grades.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranking[:k]))
+    ideal = sorted(grades.values(), reverse=True)[:k]  # IDCG over every judged chunk (trec_eval's)
+    return dcg / sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+
+
+cut = RERANK_CANDIDATES[:3]
+reranked = my_rerank(RERANK_CANDIDATES, RERANK_SCORES, 3)
+print("cut at 3:     ", cut, f"nDCG@3 = {my_ndcg(cut, RERANK_GRADES, 3):.4f}")
+print("reranked, top 3:", reranked, f"nDCG@3 = {my_ndcg(reranked, RERANK_GRADES, 3):.4f}")
+
+# %% [markdown]
+# The reranker lifted D5 (grade 3) from rank 5 and D7 from rank 7: a perfect top 3. Now give stage 1 a budget of
+# **k1 = 4**: D5 and D7 never reach the reranker, and reordering what is left cannot make up for it. That is the
+# **ceiling**: stage 2's result can never beat what Recall@k1 let through.
+
+# %%
+k1 = 4
+shallow = my_rerank(RERANK_CANDIDATES[:k1], RERANK_SCORES[:k1], 3)
+print(f"k1 = {k1}, reranked top 3:", shallow, f"nDCG@3 = {my_ndcg(shallow, RERANK_GRADES, 3):.4f}")
+recall = sum(1 for c in RERANK_CANDIDATES[:k1] if c in RERANK_GRADES) / len(RERANK_GRADES)
+print(f"Recall@{k1} of stage 1 = {recall:.4f}: two of the three relevant chunks were never candidates")
+
+# %% [markdown]
+# `labkit.rerank.rerank` does the same, and `labkit.metrics` agrees on nDCG:
+
+# %%
+assert rerank.rerank(RERANK_CANDIDATES, RERANK_SCORES, k2=3) == reranked
+assert rerank.rerank(RERANK_CANDIDATES[:k1], RERANK_SCORES[:k1], k2=3) == shallow
+for ranking in (cut, reranked, shallow):
+    ours = my_ndcg(ranking, RERANK_GRADES, 3)
+    theirs = metrics.evaluate({"q": ranking}, {"q": RERANK_GRADES}, ("nDCG@3",)).mean["nDCG@3"]
+    assert abs(ours - theirs) < 1e-12
+print("labkit agrees; D4 and D8 tie at 0.3 and keep stage 1's order:", rerank.rerank(RERANK_CANDIDATES,
+                                                                                       RERANK_SCORES)[3:5])  # fmt: skip
+
+# %% [markdown]
+# A reranker is a function from pairs to numbers, and numbers go wrong. `rerank` refuses rather than reorder
+# silently. Each line below is a deliberate mistake and the message it gets (labelled examples, not failures):
+
+# %%
+mistakes = {
+    "k2 larger than k1": lambda: rerank.rerank(RERANK_CANDIDATES[:4], RERANK_SCORES[:4], k2=5),
+    "a score missing": lambda: rerank.rerank(RERANK_CANDIDATES, RERANK_SCORES[:7]),
+    "a NaN score": lambda: rerank.rerank(RERANK_CANDIDATES[:2], [0.4, float("nan")]),
+    "no candidates": lambda: rerank.rerank([], []),
+    "a chunk twice": lambda: rerank.rerank(["D1", "D1"], [0.2, 0.3]),
+}
+for what, mistake in mistakes.items():
+    try:
+        mistake()
+    except ValueError as err:
+        print(f"example, {what}: refused: {err}")
+
+# %% [markdown]
+# ## Stage 1's ceiling on the handbook
+#
+# Stage 1 is chapter 01's hybrid (BM25 + MiniLM, RRF with c = 60) over the 128-word chunks. Its Recall@k1 on the
+# 172 test queries, per slice, with bootstrap intervals: the most any reranker of its top k1 could find.
+
+# %%
+from labkit.studies import rerank_study as rs
+
+rs.ceilings()
+
+# %% [markdown]
+# CEILING_PROSE
+#
+# ## Two real rerankers
+#
+# **A learned reranker over cheap features** (`rerank.LambdaRanker`): LightGBM's *lambdarank* objective
+# (LambdaMART: gradient-boosted trees trained to improve nDCG directly; Burges 2010) over ten numbers per (query,
+# chunk) pair that stage 1 already has or that cost nothing: the BM25 and MiniLM scores and ranks, the fused RRF
+# score and rank, the share of the question's terms found in the document's title, in the chunk's section heading
+# and in the chunk, and the chunk's length. It is trained once on the **dev** queries' top 100 with their graded
+# qrels and reported on the **test** queries; its settings (150 trees of 7 leaves) were fixed before looking at
+# test. One query's features, its top 5:
+
+# %%
+import pandas as pd
+
+rows, names = rs.feature_rows()
+example = rs.model_questions()[0]
+print(example.qid, "·", example.question)
+pd.DataFrame(rows[example.qid][:5], columns=names, index=rs.candidates(5)[example.qid]).round(3)
+
+# %% [markdown]
+# What the trees lean on (LightGBM's total gain per feature, as a share):
+
+# %%
+booster = rs.learned().booster
+gain = pd.Series(booster.feature_importance("gain"), index=booster.feature_name())
+(gain / gain.sum()).sort_values(ascending=False).round(3).rename("share of the gain")
+
+# %% [markdown]
+# GAIN_PROSE
+#
+# **A model that reads the question and the passage together** (`labkit.pointwise`). That is what a
+# *cross-encoder* does, and the usual stage 2. No PyPI package ships cross-encoder weights that run without
+# PyTorch (the search is recorded in `data/llm/README.md`), so the reranker is the workbook's local 1.5B used as
+# a *pointwise* reranker: one request per (question, passage), the question first, asking for one word, yes or
+# no, and keeping the log-probabilities of the first token instead of the word. The score is
+# log P(yes) − log P(no), every spelling of each word summed (Nogueira et al. 2020, monoT5; Zhuang et al. 2023,
+# "Beyond Yes and No"). It is recorded (plan `04b-rerank`) on the top 10 of 30 test questions (10 per slice, the
+# first by id of the reader sample's), 300 requests; the replay reads the cassette. One request and its answer:
+
+# %%
+from labkit import pointwise
+from labkit.studies import handbook as hb
+
+h = hb.handbook()
+first = rs.candidates(rs.MODEL_K1)[example.qid][0]
+print(pointwise.prompt(example.search_text, h.texts[first]))
+print()
+response = llm.Replay(llm.DEFAULT_MODEL).complete(pointwise.prompt(example.search_text, h.texts[first]),
+                                                  max_tokens=1, top_logprobs=pointwise.TOP_LOGPROBS).text
+print("recorded:", response[:160], "…")
+scored = pointwise.yes_no_score(response)
+print(f"score = log P(yes) - log P(no) = {scored.score:.3f}; P(yes | yes or no) = {scored.p_yes:.3f}")
+
+# %%
+model_scores = rs.model_scored()
+flat = [s for scores in model_scores.values() for s in scores]
+bounded = sum(s.bounded for s in flat)
+print(f"{len(flat)} pairs scored; {bounded} with yes or no missing from the top 20 tokens (a bounded score)")
+print(f"the model's first token was 'yes' for {sum(s.p_yes > 0.5 for s in flat)} of {len(flat)} pairs")
+
+# %% [markdown]
+# MODEL_PROSE
+#
+# ## What stage 2 buys
+#
+# The same 30 questions, the same stage 1 (k1 = 10), three stage 2s: the cut, the learned reranker and the model.
+# For each slice and k2: the metric of each and the **paired** difference (reranked − cut) with its interval: a
+# bootstrap of the per-question differences for nDCG@k2 and RR@k2, Newcombe's paired score interval for hit@k2
+# (0/1 per question; it stays honest when no question changed).
+
+# %%
+both = rs.gains(rs.MODEL_K1, rs.MODEL).join(rs.gains(rs.MODEL_K1, rs.LTR)[[rs.LTR, "difference", "low", "high"]],
+                                            rsuffix=" (lambdarank)")  # fmt: skip
+view = both.xs(3, level="k2")
+view.round(3)
+
+# %% [markdown]
+# GAINS_PROSE
+#
+# That table scans 24 comparisons (4 groups × 3 metrics × 2 rerankers at k2 = 3), so one interval in twenty
+# could miss by chance. The ones that matter, with Holm's correction and simultaneous intervals:
+
+# %%
+qs30 = rs.model_questions()
+r10 = rs.runs(rs.MODEL_K1, qs30)
+pq = {name: rs.per_query(run) for name, run in r10.items()}
+key = {f"{name} - cut, nDCG@3": (pq[name]["nDCG@3"].tolist(), pq["cut at k"]["nDCG@3"].tolist())
+       for name in rs.RERANKERS}  # fmt: skip
+key[f"{rs.MODEL} - {rs.LTR}, nDCG@3"] = (pq[rs.MODEL]["nDCG@3"].tolist(), pq[rs.LTR]["nDCG@3"].tolist())
+many = stats.compare_many(key)
+print(f"{many.attrs['comparisons']} comparisons")
+many.round(3)
+
+# %% [markdown]
+# HOLM_PROSE
+#
+# The learned reranker needs no model, so it can be measured on every test query (172) and at every k1. Its gain
+# at k1 = 20 per slice:
+
+# %%
+ltr_all = rs.gains(20, rs.LTR, rs.test_questions())
+ltr_all.xs(3, level="k2").round(3)
+
+# %% [markdown]
+# LTR_ALL_PROSE
+#
+# ## Does a deeper stage 1 pay?
+#
+# Stage 1's Recall@k1 rises with k1, so a reranker *could* find more. Does it? The learned reranker's nDCG@3 on
+# the 172 test queries at each k1, beside the ceiling:
+
+# %%
+test_qs = rs.test_questions()
+depth = {}
+for k1 in rs.K1S:
+    run = rs.runs(k1, test_qs, (rs.LTR,))
+    depth[k1] = {"R@k1 (ceiling)": rs.per_query(run["cut at k"], (), k1)[f"R@{k1}"].mean(),
+                 "nDCG@3 cut": rs.per_query(run["cut at k"])["nDCG@3"].mean(),
+                 "nDCG@3 lambdarank": rs.per_query(run[rs.LTR])["nDCG@3"].mean()}  # fmt: skip
+depth = pd.DataFrame(depth).T.rename_axis("k1")
+depth.round(4)
+
+# %%
+deep = {k1: rs.per_query(rs.runs(k1, test_qs, (rs.LTR,))[rs.LTR])["nDCG@3"] for k1 in (20, 100)}
+d = stats.diff_ci(deep[100].tolist(), deep[20].tolist())
+print(f"lambdarank nDCG@3, k1 = 100 minus k1 = 20: {stats.fmt_ci(d['difference'], d['low'], d['high'])}")
+
+# %% [markdown]
+# DEPTH_PROSE
+#
+# ## What it costs
+#
+# The model reranker makes one request per candidate: its cost grows with k1. Measured from the recordings at
+# k1 = 10 (tokens are exact; seconds were measured while recording, two threads on this 2-core machine, with other
+# work running), and beyond 10 *estimated* as k1 times the measured mean (not run):
+
+# %%
+rs.model_cost().round(1)
+
+# %% [markdown]
+# COST_PROSE
+#
+# ## Does a better nDCG@3 give more right answers?
+#
+# The reader of chapters 06–09 (the local 1.5B, the lenient prompt) answered each of the 30 questions from the top
+# 3 of each ranker (plan `04b-answers`; the learned reranker's top 3 of k1 = 20, the model's of k1 = 10). An answer
+# identical to the hybrid top 3's answer keeps chapter 07's rater label; a new answer was labelled by a rater
+# against the same rubric (`data/correctness/reranked.jsonl`, an AI assistant, without seeing which ranker
+# produced it). Right-answer rates with Wilson intervals, and the paired difference with Newcombe's interval:
+
+# %%
+answers = rs.reader_table()
+summary = {}
+for name, group in answers.groupby("ranker", sort=False):
+    p, lo, hi = stats.wilson(int(group["right"].sum()), len(group))
+    summary[name] = {"nDCG@3": group["nDCG@3"].mean(), "right": int(group["right"].sum()), "of": len(group),
+                     "right rate": stats.fmt_ci(p, lo, hi), "answers changed": int((~group["same answer as the cut"]).sum())}  # fmt: skip
+pd.DataFrame(summary).T
+
+# %%
+right = {name: group.set_index("qid")["right"].astype(int) for name, group in answers.groupby("ranker", sort=False)}
+for name in rs.RERANKERS:
+    d, lo, hi = stats.paired_newcombe(right[name].tolist(), right["cut at k"].tolist())
+    gained = int(((right[name] == 1) & (right["cut at k"] == 0)).sum())
+    lost = int(((right[name] == 0) & (right["cut at k"] == 1)).sum())
+    print(f"{name}: right-answer rate minus the cut's {stats.fmt_ci(d, lo, hi)} ({gained} answers became right, "
+          f"{lost} became wrong)")
+
+# %% [markdown]
+# READER_PROSE
+#
+# ## Where the reranker hurts
+#
+# A reranker can also demote: stage 1's top 3 held a relevant chunk and the reranked top 3 does not. Every such
+# question among the 30, for each reranker, with the first relevant chunk's rank before and after:
+
+# %%
+for name, k1 in ((rs.LTR, rs.MODEL_K1), (rs.MODEL, rs.MODEL_K1)):
+    hurt = rs.demoted(k1, 3, name)
+    print(f"{name} at k1 = {k1}: {len(hurt)} of {len(qs30)} questions lose their relevant chunk from the top 3")
+    for row in hurt:
+        print(f"   {row['qid']} ({row['slice']}): rank {row['first relevant before']} -> {row['after']}  "
+              f"{row['question'][:90]}")
+
+# %% [markdown]
+# One of them as a trace: the model's probability of "yes" for each of the question's candidates, the relevant
+# ones marked:
+
+# %%
+hurt = rs.demoted(rs.MODEL_K1, 3, rs.MODEL)
+if hurt:
+    qid = hurt[0]["qid"]
+    q = h.by_qid[qid]
+    print(qid, "·", q.question)
+    for c, s in sorted(zip(rs.candidates(rs.MODEL_K1)[qid], model_scores[qid], strict=True),
+                       key=lambda cs: -cs[1].score):  # fmt: skip
+        grade = h.qrels.get(qid, {}).get(c, 0)
+        print(f"  P(yes) {s.p_yes:.3f}  {'gold, grade ' + str(grade) if grade else 'not gold':14} {c:28} "
+              f"{' '.join(h.texts[c].split()[:12])} …")
+
+# %% [markdown]
+# TRACE_PROSE
+#
+# ## Explorer
+#
+# The explorer wraps `rerank_study.explorer_data()` (computed once, above's functions on the 30 questions) and
+# `widgets.rerank_view`. With plain arguments, the model reranker at k1 = 10, k2 = 3, the first question:
+
+# %%
+data = rs.explorer_data()
+state = widgets.rerank_view(data, 10, 3, rs.MODEL, qs30[0].qid)
+pd.DataFrame(state["table"]).round(3)
+
+# %% [markdown]
+# Move k1 (stage 1's depth; the model reranker offers only the 10 it was recorded at), k2, the reranker and the
+# question; the picture is nDCG@k2 of every ranker against k1, with the ceiling:
+
+# %%
+# NBVAL_IGNORE_OUTPUT
+explorer = widgets.RerankExplorer(data, k1=10, k2=3, reranker=rs.MODEL)
+explorer
+
+# %%
+explorer.result["table"]
+
+# %% [markdown]
+# ## What can go wrong
+#
+# * **Reporting stage 2 at a k1 its ceiling cannot support.** A reranker's nDCG@3 is bounded by Recall@k1; a low
+#   k1 caps every reranker, and a high one only helps a reranker that can tell the deep candidates apart (the
+#   learned one here could not).
+# * **Training a learned reranker on the queries you report.** It is trained on dev and measured on test; the dev
+#   figure flatters it (exercise 4b.4).
+# * **Comparing rerankers by overlapping intervals.** Two rerankers on the same questions are compared by the
+#   interval of their paired difference (the table above), never by whether their own intervals overlap.
+# * **A better nDCG that buys nothing downstream.** Measure the reader too: a reordered top 3 changes the prompt
+#   and can change answers either way.
+# * **Scores that are not numbers.** A model reranker whose reply is not log-probabilities, or an endpoint that
+#   does not return them, is refused when recording, never stored; a NaN score is refused before reordering.
+#
+# ## Summary
+#
+# SUMMARY_PROSE
+#
+# What the recordings cost (replayed here in no time):
+
+# %%
+llm.usage_table()
+
+# %% [markdown]
+# ## Exercises
+#
+# **4b.1** In the toy, what is nDCG@3 of the reranked top 3 when stage 1 passes only k1 = 4 candidates?
+
+# %% tags=["solution"]
+answer_4b_1 = my_ndcg(shallow, RERANK_GRADES, 3)
+
+# %%
+check.exercise("4b.1", answer_4b_1)
+
+# %% [markdown]
+# **4b.2 Predict, then run.** On the 172 test queries, will the learned reranker's nDCG@3 at k1 = 100 be
+# `"higher"`, `"lower"` or `"same"` (to three decimals) as at k1 = 20? Write your prediction in `prediction_4b_2`
+# before you look at the `depth` table, then run the check.
+
+# %% tags=["solution"]
+prediction_4b_2 = "same"  # the deep candidates are rarely scored above the top 20's
+
+# %%
+check.exercise("4b.2", prediction_4b_2, depth=depth)
+
+# %% [markdown]
+# **4b.3** How many of the 30 questions does the model reranker demote (a relevant chunk in stage 1's top 3, none
+# in its own top 3)?
+
+# %% tags=["solution"]
+answer_4b_3 = len(rs.demoted(rs.MODEL_K1, 3, rs.MODEL))
+
+# %%
+check.exercise("4b.3", answer_4b_3)
+
+# %% [markdown]
+# **4b.4** The learned reranker was trained on the dev queries. What is its nDCG@3 gain over the cut on the *dev*
+# queries at k1 = 20 (all slices, the `difference` of `rs.gains(20, rs.LTR, dev)`)? Compare it with the test
+# figure above: which is larger?
+
+# %% tags=["solution"]
+dev = [q for q in h.queries if q.split == "dev"]
+answer_4b_4 = rs.gains(20, rs.LTR, dev).loc[("all", 3, "nDCG"), "difference"]
+
+# %%
+check.exercise("4b.4", answer_4b_4)
