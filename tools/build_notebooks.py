@@ -12,6 +12,7 @@ of ``README.md`` (between the two ``chapters`` marker comments).
     python tools/build_notebooks.py            # build + execute every chapter, write the README table
     python tools/build_notebooks.py 03         # only chapters whose name starts with 03 (and the README table)
     python tools/build_notebooks.py --readme   # only the README table
+    python tools/build_notebooks.py --text-only 08  # only the Markdown cells (prose), outputs kept
     python tools/build_notebooks.py --check    # fail if a notebook's cells or the README table are stale
 
 ``--check`` compares cell sources and tags only (not outputs), so it is
@@ -272,6 +273,28 @@ def renavigate(stem: str) -> bool:
     return True
 
 
+def retext(stem: str) -> bool:
+    """Rewrite the Markdown cells of a built notebook from its source, keeping every output: prose cannot change
+    what a code cell prints. Refuses (returns False) when a code cell, a tag or the cell order differs."""
+    path = OUT / f"{stem}.ipynb"
+    stored = nbformat.read(path, as_version=4)
+    fresh = build_cells(stem)
+    if len(stored.cells) != len(fresh):
+        return False
+    for old, new in zip(stored.cells, fresh, strict=True):
+        tags = new.metadata.get("tags", [])
+        if old.cell_type != new.cell_type or (old.cell_type == "code" and (old.source, old.metadata.get("tags", []))
+                                               != (new.source, tags)):  # fmt: skip
+            return False
+        if old.cell_type == "markdown":
+            old.source = new.source
+            old.metadata["tags"] = tags
+            if not tags:
+                old.metadata.pop("tags")
+    nbformat.write(stored, path)
+    return True
+
+
 def signature(nb: nbformat.NotebookNode) -> list[tuple[str, str, tuple[str, ...]]]:
     return [(c.cell_type, c.source, tuple(c.metadata.get("tags", []))) for c in nb.cells]
 
@@ -304,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-execute", action="store_true", help="write cells without running them")
     parser.add_argument("--readme", action="store_true", help="only write the README's chapter table")
     parser.add_argument("--nav-only", action="store_true", help="only rewrite navigation cells, keep outputs")
+    parser.add_argument("--text-only", action="store_true",
+                        help="only rewrite Markdown cells (code cells unchanged), keep outputs")  # fmt: skip
     args = parser.parse_args(argv)
     if args.check:
         problems = check()
@@ -313,11 +338,13 @@ def main(argv: list[str] | None = None) -> int:
         print("wrote the chapter table of README.md")
     if args.readme:
         return 0
-    if args.nav_only:
+    if args.nav_only or args.text_only:
         for stem in (c.stem for c in CHAPTERS):
             if exists(stem) and (OUT / f"{stem}.ipynb").exists():
-                done = renavigate(stem)
-                print(f"{'renavigated' if done else 'NOT renavigated (cells differ: rebuild it)'} {stem}")
+                if args.only and not any(stem.startswith(p) for p in args.only):
+                    continue
+                done = retext(stem) if args.text_only else renavigate(stem)
+                print(f"{'rewritten' if done else 'NOT rewritten (code cells differ: rebuild it)'} {stem}")
         return 0
     for stem in (c.stem for c in CHAPTERS):
         if not exists(stem) or (args.only and not any(stem.startswith(p) for p in args.only)):

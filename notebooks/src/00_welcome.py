@@ -61,7 +61,9 @@ docs.groupby("department").agg(documents=("doc id", "count"), words=("words", "s
 print(corpus["hr-remote-work-2025"].text[:700])
 
 # %% [markdown]
-# The labelled queries come in three **slices**: `easy` (synthetic-looking, phrased close to one passage),
+# The labelled queries (all of them written for the workbook by an AI assistant session, with their gold spans
+# and reference answers; not by a person, and not by the local model) come in three **slices**: `easy` (in the
+# style of generated questions, phrased close to one passage),
 # `hard` (built to confuse: look-alike passages, comparisons, two-document questions) and `real` (written the
 # way employees type: short, vague, with typos and follow-ups). Their gold evidence is stored as **character
 # spans** in the documents, so the labels survive any re-chunking (chapter 05).

@@ -104,7 +104,7 @@ print(f"{len(chunks)} chunks from {len(corpus)} documents; {len(queries)} labell
 # %% [markdown]
 # **Which text is searched.** Every retriever is given `q.search_text`. For almost every query that is the
 # question as written. The conversational follow-ups of the `real` slice (*"till what time?"*) mean nothing on
-# their own, so they are searched with a standalone **rewrite handwritten by the query authors** (the
+# their own, so they are searched with a standalone **rewrite written by the query authors** (the
 # `rewritten` field of `data/queries.jsonl`): the output a good query-rewriting step would produce. Every number
 # in this chapter is therefore that of a system whose rewriter is perfect; chapter 08 measures what retrieving
 # with the follow-up as typed costs.
@@ -113,7 +113,7 @@ print(f"{len(chunks)} chunks from {len(corpus)} documents; {len(queries)} labell
 from collections import Counter
 
 rewritten = [q for q in queries if q.rewritten]
-print(f"{len(rewritten)} of {len(queries)} queries are searched with a handwritten rewrite "
+print(f"{len(rewritten)} of {len(queries)} queries are searched with the authors' rewrite "
       f"(slice x kind: {dict(Counter((q.slice, q.kind) for q in rewritten))})")
 example = rewritten[0]
 print("history: ", example.history)
@@ -314,7 +314,7 @@ verdicts.unstack("slice")
 # has the rules). On this corpus:
 #
 # * on `easy`, whose questions reuse the words of their passage, **BM25 is ahead of dense** on nDCG@10 (on
-#   Recall@10 before Holm only); the synthetic slice flatters keyword search, and the difference between fusion
+#   Recall@10 before Holm only); the generated-style `easy` slice flatters keyword search, and the difference between fusion
 #   and BM25 is not resolved there;
 # * **fusion is ahead of dense** on nDCG@10 in every slice, and on Recall@10 in `hard` (in `easy` and `real`
 #   before Holm only);

@@ -28,7 +28,7 @@ llm.reset_usage()
 # The book's recipe extends a small hand-made set with a language model in three steps: **generate**, **make
 # hard**, **filter**.
 #
-# Chapter 01 already showed the danger. The handbook's hand-written slices differ sharply in difficulty: the
+# Chapter 01 already showed the danger. The handbook's authored slices differ sharply in difficulty: the
 # *easy* questions were written while looking at one passage, the *real* ones imitate how employees ask. The
 # same hybrid retriever, on each slice:
 
@@ -130,7 +130,7 @@ print(synth.generate_prompt("…the passage…"))
 
 # %% [markdown]
 # The evidence sentence is what makes a generated question a *labelled* one: we locate it in the document and
-# store it as a **character span**, exactly like the gold of the hand-written queries. The search is exact
+# store it as a **character span**, exactly like the gold of the authored queries. The search is exact
 # first, then ignores case, runs of white space, curly quotes and Markdown emphasis; a quote that cannot be
 # found is **dropped and counted**, never guessed. So are malformed replies, empty fields, quotes under four
 # words (too short to be evidence) and quotes found outside the target chunk.
@@ -290,9 +290,9 @@ for _, r in hard.sample(4, random_state=labkit.SEED).iterrows():
 #
 # The measure is the one that matters: how well do the retrievers of chapter 01 find each question's gold chunk?
 # Recall@10 and MRR@10 (the mean of RR@10) per set, with bootstrap 95% intervals, for the generated sets beside the
-# hand-written slices, and hit@10 (thr 3) with Wilson intervals: 1 when a chunk holding a grade-3 span whole is in
+# authored slices, and hit@10 (thr 3) with Wilson intervals: 1 when a chunk holding a grade-3 span whole is in
 # the top 10. Recall@10 divides by every chunk that touches a gold span, and a generated question has one target
-# where a hand-written one often has several; hit@10 (thr 3) counts each question's evidence once, so it compares
+# where an authored one often has several; hit@10 (thr 3) counts each question's evidence once, so it compares
 # like with like (chapter 01 has the counts). `borrowed` is the share of a question's words that occur in its gold
 # chunk, and `overlap` their word Jaccard (the source's similarity; small for every set because a chunk has far more
 # words than a question).
@@ -318,7 +318,7 @@ stats.fmt_ci_table(words)
 # Two results, one expected and one not.
 #
 # * **Questions written from one chunk are too easy.** The generated easy set scores R@10 0.89 with BM25 and
-#   with the hybrid retriever. The hand-written real slice scores 0.66 and 0.72. A team that measured only on
+#   with the hybrid retriever. The authored real slice scores 0.66 and 0.72. A team that measured only on
 #   generated questions would report recall some 0.17–0.23 higher than its users get. Part of that gap is the
 #   metric (a generated question has one target chunk to find, a real one often several); by hit@10 (thr 3),
 #   which counts each question's evidence once, the gap is smaller but still there: 0.957 against 0.782 with
@@ -590,7 +590,7 @@ explorer
 #   generator the "hard" questions were no harder; measure it, do not assume it.
 # * Filter: a few-shot rater, measured against held-out hand ratings, culls unrealistic questions. The 1.5B
 #   rater answered 4 to almost everything (rank correlation 0.00), so the measurement says not to use it.
-# * Measure each set with the retrievers, with intervals, beside hand-written and real questions.
+# * Measure each set with the retrievers, with intervals, beside authored and real-style questions.
 #
 # ## Exercises
 #
@@ -604,7 +604,7 @@ check.exercise("2.1", answer_2_1)
 
 # %% [markdown]
 # **2.2** Predict, then run: before looking at the table of scores, write down which you expect to have the
-# higher BM25 Recall@10, the generated easy questions or the hand-written real ones. Then read it off `scores`.
+# higher BM25 Recall@10, the generated easy questions or the authored real ones. Then read it off `scores`.
 
 # %% tags=["solution"]
 answer_2_2 = scores.xs("bm25", level="retriever")["R@10"].loc[["synthetic-easy", "real"]].idxmax()

@@ -456,10 +456,11 @@ print(f"A perfect ranking would score P@5 = {ceiling:.4f} on average; BM25 score
 #
 # Writing realistic questions by hand and marking the passage that answers each one is the most trustworthy
 # way to build an evaluation set, and the most expensive: someone must know the documents, write the question,
-# then find and grade the evidence. The source's answer is to extend a hand-written core with questions an LLM
-# generates, makes hard and filters (chapter 02), and to keep the hand-written slice to check the generated
-# ones against. Every query here was written by hand (see `data/README.md`), and even so the labels take a
-# shortcut: the authors marked the passages that answer, not every document the retriever returns.
+# then find and grade the evidence. The source's answer is to extend an authored core with questions an LLM
+# generates, makes hard and filters (chapter 02), and to keep the authored slice to check the generated ones
+# against. Every labelled query here was authored: written for the workbook, with its gold spans, by an AI
+# assistant session (not by a person, not by the local model; see `data/README.md`), and even so the labels
+# take a shortcut: the authors marked the passages that answer, not every document the retriever returns.
 
 # %%
 retrieved = sum(len(docs) for docs in run_back.values())

@@ -375,7 +375,7 @@ print(f"{per_word:.2f} word pieces per word (size {size}): the model reads about
 # chunk says cannot move its vector. Chunks the embedding model reads whole are one more reason to prefer the
 # mid-sized configurations when the grid cannot separate them.
 #
-# **Tuning on the synthetic slice.** The `easy` slice rewards whatever puts its one passage in one chunk; the
+# **Tuning on the generated-style slice.** The `easy` slice rewards whatever puts its one passage in one chunk; the
 # `hard` and `real` slices can prefer something else, as the per-slice grid above shows. Always read the grid
 # per slice before choosing.
 #

@@ -667,7 +667,7 @@ swap_summary(swap)
 
 # %% [markdown]
 # `declines` counts answers that say they do not know; `states_gold_number` counts, among the `with_number`
-# questions whose hand-written reference answer has a number, the answers containing every one of its numbers.
+# questions whose authored reference answer has a number, the answers containing every one of its numbers.
 #
 # With swapped passages, the lenient reader never declines, and states the reference number once in 38: it
 # answers anyway, from general knowledge at best (API-429 is "Too Many Requests" in HTTP) and by **invention**
