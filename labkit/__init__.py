@@ -11,7 +11,7 @@ Commands — ``python -m labkit ...``
 UI — draw and interact (the only modules that import matplotlib, ipywidgets and anywidget)
 - ``plots``                 figures from plain arguments, one function per figure, one namespace
 - ``plots.figures``         retrieval and answers per slice, k and position (00 to 05, 07)
-- ``plots.verdicts``        judges against labels, cost against pass rate (06, 09)
+- ``plots.verdicts``        judges against labels, rerankers against relevance, cost against pass rate (06, 04b, 09)
 - ``plots.svg``             small charts as SVG text, drawn in a millisecond (03's gains and discounts)
 - ``plots.pictures``        the explorers' pictures made of them (01, 05, 07, 09)
 - ``widgets``               the chapters' explorers, one namespace (``widgets.<Name>``)

@@ -73,3 +73,11 @@ def test_every_reranked_answer_the_chapter_reads_has_a_label():
     table = rs.reader_table()
     assert len(table) == 3 * 30 and table["label"].notna().all()
     assert (table[table["same answer as the cut"]]["label from"] == "07").all()
+
+
+def test_separation_counts_pairs_within_each_question():
+    table, split = rs.separation()
+    assert list(table.index) == ["stage 1 (RRF score)", rs.LTR, rs.MODEL]
+    n = sum(len(v[0]) + len(v[1]) for v in [split[rs.LTR]])
+    assert n == len(rs.model_questions()) * rs.MODEL_K1
+    assert split[rs.LTR][0] and split[rs.MODEL][1]

@@ -1,11 +1,11 @@
-"""Exercises of chapter 04b (reranking): expected values from the toy or the chapter's study."""
+"""Exercises of chapter 04b (reranking): expected values from the toy or the chapter's objects."""
 
 from __future__ import annotations
 
 from labkit import metrics, rerank, toys
 from labkit.exercises._base import Exercise
-from labkit.studies import handbook as hb
-from labkit.studies import rerank_study as rs
+
+MODEL = "1.5B yes/no"  # labkit.studies.rerank_study.MODEL (not imported: a check never builds a chapter)
 
 
 def _toy_shallow() -> float:
@@ -17,11 +17,6 @@ def _deeper(depth) -> str:
     col = "nDCG@3 lambdarank"
     deep, shallow = round(float(depth.loc[100, col]), 3), round(float(depth.loc[20, col]), 3)
     return "higher" if deep > shallow else "lower" if deep < shallow else "same"
-
-
-def _dev_gain() -> float:
-    dev = [q for q in hb.handbook().queries if q.split == "dev"]
-    return float(rs.gains(20, rs.LTR, dev).loc[("all", 3, "nDCG"), "difference"])
 
 
 EXERCISES: dict[str, Exercise] = {
@@ -38,13 +33,15 @@ EXERCISES: dict[str, Exercise] = {
     ),
     "4b.3": Exercise(
         "how many of the 30 questions the model reranker demotes out of the top 3",
-        lambda: len(rs.demoted(rs.MODEL_K1, 3, rs.MODEL)),
+        lambda hurt_by: len(hurt_by[MODEL]),
         "count the questions listed under the model reranker in 'Where the reranker hurts'",
         tol=0,
+        objects={"hurt_by": "{reranker: the questions it demotes} from 'Where the reranker hurts'"},
     ),
     "4b.4": Exercise(
         "the learned reranker's nDCG@3 gain over the cut on the dev queries at k1 = 20",
-        _dev_gain,
-        "rs.gains(20, rs.LTR, dev).loc[('all', 3, 'nDCG'), 'difference']",
+        lambda dev_gains: float(dev_gains.loc[("all", 3, "nDCG"), "difference"]),
+        "dev_gains.loc[('all', 3, 'nDCG'), 'difference']",
+        objects={"dev_gains": "rs.gains(20, rs.LTR, dev): the learned reranker's gains on the dev queries"},
     ),
 }

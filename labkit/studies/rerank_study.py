@@ -26,7 +26,8 @@ from labkit.studies import handbook as hb
 __all__ = ["MODEL_K1", "TRAIN_K1", "K1S", "K2S", "READER_K", "LTR", "MODEL", "RERANKERS", "model_questions",
            "test_questions", "candidates", "model_prompts", "feature_rows", "learned", "model_scored", "ranking",
            "runs", "reader_prompts", "reader_contexts", "per_query", "ceilings", "gains", "demoted",
-           "model_cost", "explorer_data"]  # fmt: skip
+           "model_cost", "explorer_data", "reranked_answers", "reranked_labels", "reader_table", "separation",
+           "RERANKED_LABELS", "MODEL_PER_SLICE", "LTR_READER_K1"]  # fmt: skip
 
 MODEL_K1 = 10  # the model reranker's candidates per question: 10 requests a question
 TRAIN_K1 = 100  # the learned reranker trains on the dev queries' top 100
@@ -336,3 +337,38 @@ def reader_table(labels=None) -> Any:
                          "same answer as the cut": same, "label": label, "label from": source,
                          "right": label == "right", "answer": answers[q.qid]})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def separation(k1: int = MODEL_K1, questions=None) -> tuple[Any, dict[str, tuple[list[float], list[float]]]]:
+    """How well each scorer puts a question's relevant candidates above its others: the share of (relevant,
+    other) pairs of one question ordered right (ties count half; the within-question AUC), averaged over the
+    questions that have both, with a bootstrap interval; and every score split by relevance, for a picture.
+    Scorers: stage 1's fused RRF score, the learned reranker and the model reranker (its log-odds)."""
+    import pandas as pd
+
+    h = hb.handbook()
+    qs = model_questions() if questions is None else questions
+    rows, names = feature_rows()
+    rrf_at = names.index("rrf")
+    scorers = {
+        "stage 1 (RRF score)": lambda qid: [r[rrf_at] for r in rows[qid][:k1]],
+        LTR: lambda qid: learned().scores(rows[qid][:k1], names),
+        MODEL: lambda qid: [s.score for s in model_scored()[qid][:k1]],
+    }
+    table, split = {}, {}
+    for name, score in scorers.items():
+        aucs, rel_all, other_all = [], [], []
+        for q in qs:
+            s = score(q.qid)
+            grades = [h.qrels.get(q.qid, {}).get(c, 0) for c in candidates(k1)[q.qid]]
+            rel = [x for x, g in zip(s, grades, strict=True) if g >= 1]
+            other = [x for x, g in zip(s, grades, strict=True) if g < 1]
+            rel_all += rel
+            other_all += other
+            if rel and other:
+                aucs.append(sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in rel for b in other)
+                            / (len(rel) * len(other)))  # fmt: skip
+        mean, low, high = stats.bootstrap_ci(aucs)
+        table[name] = {"questions": len(aucs), "pairs ordered right": stats.fmt_ci(mean, low, high)}
+        split[name] = (rel_all, other_all)
+    return pd.DataFrame(table).T, split

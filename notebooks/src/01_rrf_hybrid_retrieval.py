@@ -203,9 +203,12 @@ why.round(5)
 # ## Measured per slice
 #
 # Anecdotes pick winners; the labelled queries count them. Each retriever's top 10, and the RRF fusion (*c* = 60,
-# the paper's value, equal weights) of the two top-100 lists cut at 10, scored per query with Recall@10 and
-# nDCG@10 (trec_eval's IDCG), then averaged per slice. The slices are small (the `n` column), so each mean gets
-# a bootstrap 95% interval (`stats.group_means_ci`, 2,000 resamples of the slice's queries):
+# the paper's value, equal weights) of the two top-100 lists cut at 10, scored per query with **Recall@10** (the
+# share of the query's relevant chunks that are in the top 10) and **nDCG@10** (a graded score in [0, 1] that
+# rewards putting the most relevant chunks first; trec_eval's IDCG), then averaged per slice. Chapter 03 defines
+# both and computes them by hand; here they are only read. The slices are small (the `n` column), so each mean
+# gets a **bootstrap** 95% interval (`stats.group_means_ci`: resample the slice's queries with replacement 2,000
+# times and keep the middle 95% of the means; chapter 03 says when a Wilson interval is the better choice):
 
 # %%
 import pandas as pd
@@ -314,8 +317,8 @@ verdicts.unstack("slice")
 # has the rules). On this corpus:
 #
 # * on `easy`, whose questions reuse the words of their passage, **BM25 is ahead of dense** on nDCG@10 (on
-#   Recall@10 before Holm only); the generated-style `easy` slice flatters keyword search, and the difference between fusion
-#   and BM25 is not resolved there;
+#   Recall@10 before Holm only); the generated-style `easy` slice flatters keyword search, and the difference
+#   between fusion and BM25 is not resolved there;
 # * **fusion is ahead of dense** on nDCG@10 in every slice, and on Recall@10 in `hard` (in `easy` and `real`
 #   before Holm only);
 # * on `hard` and `real`, fusion's lead over BM25 on Recall@10 holds before Holm only: the plain intervals

@@ -30,7 +30,11 @@ llm.reset_usage()
 #
 # Chapter 01 already showed the danger. The handbook's authored slices differ sharply in difficulty: the
 # *easy* questions were written while looking at one passage, the *real* ones imitate how employees ask. The
-# same hybrid retriever, on each slice:
+# same hybrid retriever, on each slice, with three measures read here and defined later: Recall@10 (chapter 01);
+# **RR@10**, the reciprocal rank of the first relevant chunk in the top 10 (1/rank, 0 if none), whose mean over
+# the questions is **MRR@10** (chapter 04); and **hit@10 (thr 3)**, 1 when a chunk holding a grade-3 span whole
+# is in the top 10. A mean of 0/1 values is a proportion and gets a **Wilson** interval (one that stays inside
+# [0, 1] and does not collapse at 0/n or n/n; chapter 03), the other means a bootstrap interval (chapter 01):
 
 # %%
 import pandas as pd

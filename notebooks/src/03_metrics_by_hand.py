@@ -728,6 +728,20 @@ by_thr.round(4)
 check.exercise("3.8", prediction_3_8, by_thr=by_thr)
 
 # %% [markdown]
+# Why R@10 rises while RR@10 and hit@5 fall: RR and hit are means over *every* query, and a stricter threshold
+# can only take hits away (a grade-1 or grade-2 document stops counting). Recall is a mean over the queries that
+# *have* a relevant document, and divides by how many they have: at `thr=3` the queries with no grade-3 document
+# leave the mean, and for the others the denominator shrinks to their grade-3 documents, which the run tends to
+# find. Counted:
+
+# %%
+for thr in (1, 3):
+    per_q = metrics.evaluate(run_back, qrels_back, metrics=("R@10",), thr=thr).per_query["R@10"]
+    n_rel = [sum(g >= thr for g in qrels_back[q].values()) for q in per_q.index]
+    print(f"thr={thr}: R@10 is defined for {per_q.notna().sum()} of {len(per_q)} queries, "
+          f"{sum(n_rel) / max(1, sum(n > 0 for n in n_rel)):.2f} relevant documents per such query")
+
+# %% [markdown]
 # **3.9** In the playground, the running example is shown with threshold 1. If you move the threshold slider to 3,
 # does nDCG@5 go `"up"`, `"down"` or stay the `"same"`? Predict, then move the slider (or run the next cell).
 

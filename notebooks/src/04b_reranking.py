@@ -212,6 +212,22 @@ many.round(3)
 # %% [markdown]
 # HOLM_PROSE
 #
+# ## Can each scorer tell a relevant candidate from the others?
+#
+# A reranker only helps if, within one question, it scores the relevant candidates above the rest. The share of
+# (relevant, other) pairs of a question it orders right (the within-question AUC: 0.5 is a coin, 1 is perfect),
+# averaged over the questions that have both, for stage 1's own fused score and the two rerankers:
+
+# %%
+sep, split = rs.separation()
+sep
+
+# %%
+plots.plot_score_split(split, "the top 10 of the 30 questions: scores of relevant (grade >= 1) and other chunks")
+
+# %% [markdown]
+# SEPARATION_PROSE
+#
 # The learned reranker needs no model, so it can be measured on every test query (172) and at every k1. Its gain
 # at k1 = 20 per slice:
 
@@ -272,7 +288,8 @@ summary = {}
 for name, group in answers.groupby("ranker", sort=False):
     p, lo, hi = stats.wilson(int(group["right"].sum()), len(group))
     summary[name] = {"nDCG@3": group["nDCG@3"].mean(), "right": int(group["right"].sum()), "of": len(group),
-                     "right rate": stats.fmt_ci(p, lo, hi), "answers changed": int((~group["same answer as the cut"]).sum())}  # fmt: skip
+                     "right rate": stats.fmt_ci(p, lo, hi),
+                     "answers changed": int((~group["same answer as the cut"]).sum())}  # fmt: skip
 pd.DataFrame(summary).T
 
 # %%
@@ -293,9 +310,10 @@ for name in rs.RERANKERS:
 # question among the 30, for each reranker, with the first relevant chunk's rank before and after:
 
 # %%
-for name, k1 in ((rs.LTR, rs.MODEL_K1), (rs.MODEL, rs.MODEL_K1)):
-    hurt = rs.demoted(k1, 3, name)
-    print(f"{name} at k1 = {k1}: {len(hurt)} of {len(qs30)} questions lose their relevant chunk from the top 3")
+hurt_by = {name: rs.demoted(rs.MODEL_K1, 3, name) for name in rs.RERANKERS}
+for name, hurt in hurt_by.items():
+    print(f"{name} at k1 = {rs.MODEL_K1}: {len(hurt)} of {len(qs30)} questions lose their relevant chunk from the "
+          "top 3")
     for row in hurt:
         print(f"   {row['qid']} ({row['slice']}): rank {row['first relevant before']} -> {row['after']}  "
               f"{row['question'][:90]}")
@@ -305,7 +323,7 @@ for name, k1 in ((rs.LTR, rs.MODEL_K1), (rs.MODEL, rs.MODEL_K1)):
 # ones marked:
 
 # %%
-hurt = rs.demoted(rs.MODEL_K1, 3, rs.MODEL)
+hurt = hurt_by[rs.MODEL]
 if hurt:
     qid = hurt[0]["qid"]
     q = h.by_qid[qid]
@@ -392,19 +410,21 @@ check.exercise("4b.2", prediction_4b_2, depth=depth)
 # in its own top 3)?
 
 # %% tags=["solution"]
-answer_4b_3 = len(rs.demoted(rs.MODEL_K1, 3, rs.MODEL))
+answer_4b_3 = len(hurt_by[rs.MODEL])
 
 # %%
-check.exercise("4b.3", answer_4b_3)
+check.exercise("4b.3", answer_4b_3, hurt_by=hurt_by)
 
 # %% [markdown]
 # **4b.4** The learned reranker was trained on the dev queries. What is its nDCG@3 gain over the cut on the *dev*
-# queries at k1 = 20 (all slices, the `difference` of `rs.gains(20, rs.LTR, dev)`)? Compare it with the test
-# figure above: which is larger?
-
-# %% tags=["solution"]
-dev = [q for q in h.queries if q.split == "dev"]
-answer_4b_4 = rs.gains(20, rs.LTR, dev).loc[("all", 3, "nDCG"), "difference"]
+# queries at k1 = 20 (all slices, k2 = 3; the next cell computes `dev_gains`)? Compare it with the test figure
+# above: which is larger, and why does that make dev the wrong place to report it?
 
 # %%
-check.exercise("4b.4", answer_4b_4)
+dev_gains = rs.gains(20, rs.LTR, [q for q in h.queries if q.split == "dev"])
+
+# %% tags=["solution"]
+answer_4b_4 = dev_gains.loc[("all", 3, "nDCG"), "difference"]
+
+# %%
+check.exercise("4b.4", answer_4b_4, dev_gains=dev_gains)

@@ -519,6 +519,20 @@ for size in (96, 128, 160, 192, 256):
 check.exercise("5.4", prediction_5_4)
 
 # %% [markdown]
+# Why 160 is the odd one out: with no overlap a chunk ends every `size` words, and the header stays with the Tokyo
+# row only when no boundary falls between them. Where each starts, in words, and the chunk each lands in:
+
+# %%
+header_start = travel.text.index("| City | Lodging cap")
+words_before = len(travel.text[:header_start].split()), len(travel.text[:start].split())
+print(f"the header row starts at word {words_before[0]}, the Tokyo row at word {words_before[1]}")
+for size in (96, 128, 160, 192, 256):
+    pieces = chunking.chunk_document(travel.id, travel.text, size, 0)
+    at = [next(c.index for c in pieces if c.start_char <= pos < c.end_char) for pos in (header_start, start)]
+    print(f"size {size:3d}: header in chunk {at[0]}, Tokyo row in chunk {at[1]}; a boundary at word "
+          f"{size * (words_before[1] // size)}")
+
+# %% [markdown]
 # **5.5** Double the reading budget to about 2,500 words (*k* = 40, 20 and 10). Does the same (size, overlap)
 # still give dense retrieval its best evidence recall? Predict `True` or `False`, then run the cell.
 

@@ -124,8 +124,8 @@ gap_table.round(3)
 # not show hard to be easier than real, and the intervals' upper ends bound how much easier it could be (about
 # 0.05 of R@10 at most). That bounds a gap; it
 # does not make the two slices the same. Only the `real` slice shows what users would get. Before
-# concluding anything from generated (or generated-style) questions, add a few dozen real ones (from logs, when you have them) and
-# report the slices side by side.
+# concluding anything from generated (or generated-style) questions, add a few dozen real ones (from logs, when
+# you have them) and report the slices side by side.
 #
 # ### Pitfall: measuring at the wrong *k*
 #
@@ -465,11 +465,12 @@ check.exercise("8.3", answer_8_3, by_kind=by_kind)
 # **8.4 Predict, then run.** Give the reader five chunks instead of three; retrieval does not change, so more
 # gold chunks reach it. The 1.5B's answers at five chunks were recorded, and rater-labelled, for the questions of
 # chapter 06's 120-question sample whose reference has a key number (chapter 07 compares the two *k* on all of
-# them). On the `real` slice, will the share of answers that are right go `"up"`, go `"down"` or stay the
-# `"same"`? Write your prediction, then run the cell below it.
+# them). On the `real` slice, will the share of answers that are right go `"up"`, go `"down"`, stay the
+# `"same"`, or can these ~30 questions not `"tell"`? Write your prediction, then run the cells below it: the check
+# reads the paired interval of the change, not the point estimate.
 
 # %% tags=["solution"]
-prediction_8_4 = "down"
+prediction_8_4 = "tell"  # the share falls, but the paired interval holds 0: 29 questions cannot tell
 
 # %%
 sample = answers_data.sweep_questions()
@@ -485,17 +486,18 @@ more_chunks = right_at.groupby(groups).mean().rename_axis(index="slice", columns
 print(f"{len(sample)} sample questions; per slice: {pd.Series([q.slice for q in sample]).value_counts().to_dict()}")
 more_chunks.round(3)
 
-# %%
-check.exercise("8.4", prediction_8_4, more_chunks=more_chunks)
-
 # %% [markdown]
-# How sure is that direction? The same questions at both *k*, so the paired difference per question, with its
-# bootstrap interval, per slice:
+# How sure is that direction? The same questions at both *k*, so the paired difference per slice: right at 5
+# minus right at 3, with Newcombe's interval for paired proportions (each answer is right or not):
 
 # %%
-per_question = right_at[5].astype(float) - right_at[READ_K].astype(float)
-change_by_slice = {name: stats.bootstrap_ci(d.to_numpy()) for name, d in per_question.groupby(groups)}
+right_int = right_at.astype(int)
+change_by_slice = {name: stats.paired_newcombe(d[5].tolist(), d[READ_K].tolist())
+                   for name, d in right_int.groupby(groups)}  # fmt: skip
 pd.Series({name: stats.fmt_ci(*ci) for name, ci in change_by_slice.items()}, name="right at 5 - right at 3")
+
+# %%
+check.exercise("8.4", prediction_8_4, change_by_slice=change_by_slice)
 
 # %% [markdown]
 # On `real` the labelled share of right answers falls from 0.552 to 0.379, and `hard` and `easy` rise a little.
