@@ -729,10 +729,9 @@ check.exercise("3.8", prediction_3_8, by_thr=by_thr)
 
 # %% [markdown]
 # Why R@10 rises while RR@10 and hit@5 fall: RR and hit are means over *every* query, and a stricter threshold
-# can only take hits away (a grade-1 or grade-2 document stops counting). Recall is a mean over the queries that
-# *have* a relevant document, and divides by how many they have: at `thr=3` the queries with no grade-3 document
-# leave the mean, and for the others the denominator shrinks to their grade-3 documents, which the run tends to
-# find. Counted:
+# can only take hits away (a grade-1 or grade-2 document stops counting). Recall divides by how many relevant
+# documents a query has, and is a mean over the queries that have one. A query with no grade-3 document would
+# leave that mean; how many do here, and how far the denominator shrinks:
 
 # %%
 for thr in (1, 3):
@@ -740,6 +739,11 @@ for thr in (1, 3):
     n_rel = [sum(g >= thr for g in qrels_back[q].values()) for q in per_q.index]
     print(f"thr={thr}: R@10 is defined for {per_q.notna().sum()} of {len(per_q)} queries, "
           f"{sum(n_rel) / max(1, sum(n > 0 for n in n_rel)):.2f} relevant documents per such query")
+
+# %% [markdown]
+# Every query keeps a grade-3 document, so none leaves the mean: the rise comes from the denominator alone. The
+# grade-1 and grade-2 documents that stop counting were found less often than the grade-3 ones (that is what the
+# rise means), so dropping them from numerator and denominator lifts the share found.
 
 # %% [markdown]
 # **3.9** In the playground, the running example is shown with threshold 1. If you move the threshold slider to 3,

@@ -520,7 +520,9 @@ check.exercise("5.4", prediction_5_4)
 
 # %% [markdown]
 # Why 160 is the odd one out: with no overlap a chunk ends every `size` words, and the header stays with the Tokyo
-# row only when no boundary falls between them. Where each starts, in words, and the chunk each lands in:
+# row only when no boundary falls between them. Where each starts, in words, and the chunk each lands in (below:
+# the header starts at word 784 and the row at 850; only at size 160 does a boundary, at word 800, fall between
+# them; for every other size the last boundary before the row is at 768, before the header):
 
 # %%
 header_start = travel.text.index("| City | Lodging cap")
