@@ -86,6 +86,21 @@ print("labkit agrees; D4 and D8 tie at 0.3 and keep stage 1's order:", rerank.re
                                                                                        RERANK_SCORES)[3:5])  # fmt: skip
 
 # %% [markdown]
+# **Why a tie rule must be fixed in advance.** D4 and D8 both score 0.3. Scores that tie leave the order undefined
+# until a rule picks one, and a metric can depend on it. Suppose D8 were the relevant one, and look at the top 4:
+
+# %%
+tied_grades = {"D5": 3, "D2": 2, "D7": 1, "D8": 1}
+for fourth in ("D4", "D8"):
+    top4 = ["D5", "D2", "D7", fourth]
+    value = metrics.evaluate({"q": top4}, {"q": tied_grades}, ("nDCG@4",)).mean["nDCG@4"]
+    print(f"tie broken for {fourth}: nDCG@4 = {value:.4f}")
+
+# %% [markdown]
+# Same scores, two values. `rerank` breaks ties by stage 1's order (so a reranker that cannot separate two chunks
+# leaves them as stage 1 had them), and `metrics.evaluate` on a scored run uses trec_eval's rule (document id
+# descending); either is fine as long as it is written down and the same in every run compared.
+#
 # A reranker is a function from pairs to numbers, and numbers go wrong. `rerank` refuses rather than reorder
 # silently. Each line below is a deliberate mistake and the message it gets (labelled examples, not failures):
 
@@ -238,13 +253,28 @@ ltr_all.xs(3, level="k2").round(3)
 # %% [markdown]
 # LTR_ALL_PROSE
 #
+# **Why the paired interval is narrower.** Each query has its own difficulty: an easy query scores high under
+# both stage 2s, a hard one low under both. The per-query *difference* cancels that shared part, so it varies far
+# less than either system's scores, and its interval is narrower than the one that resamples the two systems as
+# if they were different queries:
+
+# %%
+test_qs = rs.test_questions()
+run20 = rs.runs(20, test_qs, (rs.LTR,))
+a20, b20 = rs.per_query(run20[rs.LTR])["nDCG@3"].tolist(), rs.per_query(run20["cut at k"])["nDCG@3"].tolist()
+for paired in (True, False):
+    d = stats.diff_ci(a20, b20, paired=paired)
+    sd = f"sd of the per-query differences {d['sd']:.3f}" if paired else (
+        f"sd of each system's scores {d['sd'][0]:.3f} and {d['sd'][1]:.3f}")  # fmt: skip
+    print(f"{'paired  ' if paired else 'unpaired'} lambdarank - cut, nDCG@3: "
+          f"{stats.fmt_ci(d['difference'], d['low'], d['high'])} (width {d['high'] - d['low']:.3f}); {sd}")
+#
 # ## Does a deeper stage 1 pay?
 #
 # Stage 1's Recall@k1 rises with k1, so a reranker *could* find more. Does it? The learned reranker's nDCG@3 on
 # the 172 test queries at each k1, beside the ceiling:
 
 # %%
-test_qs = rs.test_questions()
 depth = {}
 for k1 in rs.K1S:
     run = rs.runs(k1, test_qs, (rs.LTR,))
