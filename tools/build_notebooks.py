@@ -160,6 +160,7 @@ def nav_text(stem: str) -> str:
             f"[← {number(prev)} · {title}]({prev}.ipynb)" if exists(prev) else f"← {number(prev)} · {title} (coming)"
         )
     parts.append("[contents](00_welcome.ipynb#Chapters)" if stem != "00_welcome" else "contents")
+    parts.append("[glossary](00_welcome.ipynb#Glossary)" if stem != "00_welcome" else "[glossary](#Glossary)")
     if i + 1 < len(CHAPTERS):
         nxt, title = CHAPTERS[i + 1].stem, CHAPTERS[i + 1].title
         parts.append(

@@ -78,10 +78,10 @@ print(fused_lib, "| inputs unchanged:", bm25_toy == before)
 # %% [markdown]
 # ## The handbook: three real retrievers
 #
-# We cut the handbook into chunks of 128 words with 32 words of overlap (chapter 05 tunes this), index them
-# with BM25 and with MiniLM embeddings, and fuse the two. Gold chunk labels are derived from the queries'
-# character spans for this chunking (`spans_to_qrels`: a chunk holding a whole gold span gets its grade, a chunk
-# holding part of it gets 1). Each retriever's top 100 for every labelled query is computed once (`runs`);
+# We cut the handbook into chunks of 128 words with 32 words of overlap (chapter 05 tunes this), index them with BM25
+# and with MiniLM embeddings, and fuse the two. [Gold](00_welcome.ipynb#Gold) chunk labels are derived from the
+# queries' character spans for this chunking (`spans_to_qrels`: a chunk holding a whole gold span gets its grade, a
+# chunk holding part of it gets 1). Each retriever's top 100 for every labelled query is computed once (`runs`);
 # fusion, evaluation and the sliders below only re-rank those lists.
 
 # %%
@@ -202,13 +202,15 @@ why.round(5)
 #
 # ## Measured per slice
 #
-# Anecdotes pick winners; the labelled queries count them. Each retriever's top 10, and the RRF fusion (*c* = 60,
-# the paper's value, equal weights) of the two top-100 lists cut at 10, scored per query with **Recall@10** (the
-# share of the query's relevant chunks that are in the top 10) and **nDCG@10** (a graded score in [0, 1] that
-# rewards putting the most relevant chunks first; trec_eval's IDCG), then averaged per slice. Chapter 03 defines
-# both and computes them by hand; here they are only read. The slices are small (the `n` column), so each mean
-# gets a **bootstrap** 95% interval (`stats.group_means_ci`: resample the slice's queries with replacement 2,000
-# times and keep the middle 95% of the means; chapter 03 says when a Wilson interval is the better choice):
+# Anecdotes pick winners; the labelled queries count them. Each retriever's top 10, and the RRF fusion (*c* = 60, the
+# paper's value, equal weights) of the two top-100 lists cut at 10, scored per query with
+# **[Recall@10](00_welcome.ipynb#Recall)** (the share of the query's relevant chunks that are in the top 10) and
+# **[nDCG@10](00_welcome.ipynb#nDCG-and-IDCG)** (a graded score in [0, 1] that rewards putting the most relevant
+# chunks first; trec_eval's IDCG), then averaged per slice. Chapter 03 defines both and computes them by hand; here
+# they are only read. The slices are small (the `n` column), so each mean gets a
+# **[bootstrap](00_welcome.ipynb#Bootstrap-interval)** 95% interval (`stats.group_means_ci`: resample the slice's
+# queries with replacement 2,000 times and keep the middle 95% of the means; chapter 03 says when a
+# [Wilson](00_welcome.ipynb#Wilson-interval) interval is the better choice):
 
 # %%
 import pandas as pd
@@ -252,10 +254,10 @@ print(f"per query: {counted.iloc[:, 0].mean():.2f} relevant chunks against {coun
       "chunks")  # fmt: skip
 
 # %% [markdown]
-# We keep Recall@10 as trec_eval defines it on these labels (so it matches every other tool), and report beside
-# it a measure that counts each query's evidence once: **hit@10 (thr 3)**, 1 if a chunk holding a grade-3 span
-# whole is in the top 10, else 0 (chapter 04 defines hit rate). It ignores pieces and duplicates. Per slice and
-# retriever, with Wilson intervals (it is a proportion; chapter 03):
+# We keep Recall@10 as trec_eval defines it on these labels (so it matches every other tool), and report beside it a
+# measure that counts each query's evidence once: **[hit@10](00_welcome.ipynb#Hit-rate) (thr 3)**, 1 if a chunk
+# holding a grade-3 span whole is in the top 10, else 0 (chapter 04 defines hit rate). It ignores pieces and
+# duplicates. Per slice and retriever, with Wilson intervals (it is a proportion; chapter 03):
 
 # %%
 answer_hit = pd.concat(
@@ -272,10 +274,10 @@ stats.fmt_ci_table(hit_table.rename(columns=lambda c: c.replace("hit@10", "hit@1
 # the evidence-level figure goes beside the chunk-level one wherever slices or configurations are compared.
 #
 # ### Query by query
-# On Recall@10 the three intervals overlap within every slice. That alone does not mean the retrievers tie: the
-# same queries are scored by all three, so the sharper question is the **paired** one, query by query: how much
-# higher is one retriever's score than another's on the same query, and is the interval of that difference
-# clear of 0?
+# On Recall@10 the three intervals overlap within every slice. That alone does not mean the retrievers tie: the same
+# queries are scored by all three, so the sharper question is the **[paired](00_welcome.ipynb#Paired-interval)** one,
+# query by query: how much higher is one retriever's score than another's on the same query, and is the interval of
+# that difference clear of 0?
 
 # %%
 wide = items.reset_index().pivot_table(index=["qid", "slice"], columns="retriever", values=["R@10", "nDCG@10"])

@@ -28,13 +28,14 @@ llm.reset_usage()
 # The book's recipe extends a small hand-made set with a language model in three steps: **generate**, **make
 # hard**, **filter**.
 #
-# Chapter 01 already showed the danger. The handbook's authored slices differ sharply in difficulty: the
-# *easy* questions were written while looking at one passage, the *real* ones imitate how employees ask. The
-# same hybrid retriever, on each slice, with three measures read here and defined later: Recall@10 (chapter 01);
-# **RR@10**, the reciprocal rank of the first relevant chunk in the top 10 (1/rank, 0 if none), whose mean over
-# the questions is **MRR@10** (chapter 04); and **hit@10 (thr 3)**, 1 when a chunk holding a grade-3 span whole
-# is in the top 10. A mean of 0/1 values is a proportion and gets a **Wilson** interval (one that stays inside
-# [0, 1] and does not collapse at 0/n or n/n; chapter 03), the other means a bootstrap interval (chapter 01):
+# Chapter 01 already showed the danger. The handbook's authored slices differ sharply in difficulty: the *easy*
+# questions were written while looking at one passage, the *real* ones imitate how employees ask. The same hybrid
+# retriever, on each slice, with three measures read here and defined later: Recall@10 (chapter 01);
+# **[RR@10](00_welcome.ipynb#RR-and-MRR)**, the reciprocal rank of the first relevant chunk in the top 10 (1/rank, 0
+# if none), whose mean over the questions is **MRR@10** (chapter 04); and **hit@10 (thr 3)**, 1 when a chunk holding a
+# grade-3 span whole is in the top 10. A mean of 0/1 values is a proportion and gets a **Wilson** interval (one that
+# stays inside [0, 1] and does not collapse at 0/n or n/n; chapter 03), the other means a bootstrap interval (chapter
+# 01):
 
 # %%
 import pandas as pd
@@ -219,9 +220,9 @@ for _, r in audit[audit["evidence"] == "no"].head(3).iterrows():
     print(f"- {r['qid']}: {r['why']}")
 
 # %% [markdown]
-# How far two raters agree on the audit, with chance removed (Cohen's κ: 1 is perfect, 0 is what chance alone
-# gives; `stats.kappa_report`, with a bootstrap interval over the rows) and raw (with a Wilson interval, chapter 04
-# explains it), on the 70 rows both audited:
+# How far two raters agree on the audit, with chance removed ([Cohen's κ](00_welcome.ipynb#Kappa): 1 is perfect, 0 is
+# what chance alone gives; `stats.kappa_report`, with a bootstrap interval over the rows) and raw (with a Wilson
+# interval, chapter 04 explains it), on the 70 rows both audited:
 
 # %%
 second_audit = pd.DataFrame(sd.audit_second_rater()).set_index("qid")
@@ -445,8 +446,8 @@ stats.judge_report(as_judge, ["rater keeps (>= 4)"], truth="realistic (label >= 
 # A filter that works keeps a clearly more realistic share than it drops. This one keeps 0.42 against 0.33, and
 # the interval of that difference holds 0 and reaches far on both sides: on 45 questions its cut cannot be told
 # from a random one. Read as a judge against the labels (chapter 06's report), it keeps most realistic
-# questions (TPR) only because it keeps most questions: it drops few of the unrealistic ones (TNR), and its J is
-# close to 0. With a rater that ranked, a 1–5 scale
+# questions ([TPR](00_welcome.ipynb#TPR-and-TNR)) only because it keeps most questions: it drops few of the
+# unrealistic ones (TNR), and its J is close to 0. With a rater that ranked, a 1–5 scale
 # would be fine here, because the rating only serves to **rank and cull**: a shifted or compressed scale still
 # puts the weakest questions at the bottom. A scale would not be fine for measuring an error *rate* of a system
 # ("what share of answers is wrong?"). There a scale invites the rater to hedge in the middle, and a threshold on

@@ -138,12 +138,13 @@ at_10[columns].round(3)
 # %% [markdown]
 # ### Two traps in that table
 #
-# **Chunk-level recall is not comparable across chunkings.** Look at `R@10` from no overlap to 50 %: it *falls*,
-# at every size and for both retrievers. Part of that is real (overlapping chunks are near-duplicates that crowd
-# the top 10), but part is arithmetic: with overlap, one gold sentence sits whole in two chunks, so the query
-# has more relevant chunks and the denominator grows. The column `ER@10`, **evidence recall**, measures what we
-# actually care about: the share of a query's gold spans (grade ≥ 2) that one of the top 10 chunks holds whole.
-# From no overlap to 50 % it *rises*, at every size and for both retrievers, as the split rate predicts.
+# **Chunk-level recall is not comparable across chunkings.** Look at `R@10` from no overlap to 50 %: it *falls*, at
+# every size and for both retrievers. Part of that is real (overlapping chunks are near-duplicates that crowd the top
+# 10), but part is arithmetic: with overlap, one gold sentence sits whole in two chunks, so the query has more
+# relevant chunks and the denominator grows. The column `ER@10`, **[evidence
+# recall](00_welcome.ipynb#Evidence-recall)**, measures what we actually care about: the share of a query's gold spans
+# (grade ≥ 2) that one of the top 10 chunks holds whole. From no overlap to 50 % it *rises*, at every size and for
+# both retrievers, as the split rate predicts.
 #
 # **Ten big chunks are not ten small chunks.** `words read at k` shows what the reader must get through: ten
 # 256-word chunks are nearly four times the text of ten 64-word chunks, and more text finds more evidence.
