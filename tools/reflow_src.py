@@ -43,7 +43,7 @@ def reflow(text: str) -> str:
         if any(len(p) > LIMIT for p in para):
             first = para[0][2:]
             marker = next((m for m in ("* ", "- ") if first.startswith(m)), "")
-            words = " ".join([first[len(marker):]] + [p[2:].strip() for p in para[1:]])
+            words = " ".join([first[len(marker) :]] + [p[2:].strip() for p in para[1:]])
             indent = " " * len(marker)
             wrapped = textwrap.wrap(words, WIDTH - 2 - len(marker), break_long_words=False, break_on_hyphens=False)
             para = [f"# {marker}{wrapped[0]}"] + [f"# {indent}{w}" for w in wrapped[1:]]
