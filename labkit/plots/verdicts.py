@@ -123,4 +123,5 @@ def plot_score_split(scores: dict[str, tuple[Sequence[float], Sequence[float]]],
         ax.legend(fontsize=7, frameon=False)
     fig.suptitle(title or "scores of relevant and other candidates", fontsize=10)
     fig.tight_layout()
+    plt.close(fig)  # shown once, as the cell's value
     return fig

@@ -130,7 +130,10 @@ from labkit.studies import rerank_study as rs
 rs.ceilings()
 
 # %% [markdown]
-# CEILING_PROSE
+# At k1 = 10 stage 1 already holds most of the evidence of the `easy` questions (0.931) but much less of the
+# `hard` (0.630) and `real` ones (0.701). By k1 = 100 every slice is above 0.96. So a deeper stage 1 *could* lift
+# the hard and real questions a lot, on one condition: that stage 2 finds the relevant chunks among the extra
+# candidates.
 #
 # ## Two real rerankers
 #
@@ -159,7 +162,9 @@ gain = pd.Series(booster.feature_importance("gain"), index=booster.feature_name(
 (gain / gain.sum()).sort_values(ascending=False).round(3).rename("share of the gain")
 
 # %% [markdown]
-# GAIN_PROSE
+# Stage 1's own signals carry the model: the hybrid's rank and RRF score hold about 70 % of the gain, BM25's rank
+# most of the rest; the title, heading and coverage features add little. A learned reranker built on stage 1's
+# scores mostly re-learns stage 1's order and adjusts it at the margin, which is what the numbers below show.
 #
 # **A model that reads the question and the passage together** (`labkit.pointwise`). That is what a
 # *cross-encoder* does, and the usual stage 2. No PyPI package ships cross-encoder weights that run without
@@ -192,7 +197,9 @@ print(f"{len(flat)} pairs scored; {bounded} with yes or no missing from the top 
 print(f"the model's first token was 'yes' for {sum(s.p_yes > 0.5 for s in flat)} of {len(flat)} pairs")
 
 # %% [markdown]
-# MODEL_PROSE
+# The model said "yes" first for 277 of the 300 pairs, and both words were always among its 20 most likely first
+# tokens (no score is a bound). A reranker that calls nearly everything relevant orders the candidates by small
+# differences in its confidence; whether those differences follow relevance is what the next sections measure.
 #
 # ## What stage 2 buys
 #
@@ -202,13 +209,20 @@ print(f"the model's first token was 'yes' for {sum(s.p_yes > 0.5 for s in flat)}
 # (0/1 per question; it stays honest when no question changed).
 
 # %%
-both = rs.gains(rs.MODEL_K1, rs.MODEL).join(rs.gains(rs.MODEL_K1, rs.LTR)[[rs.LTR, "difference", "low", "high"]],
-                                            rsuffix=" (lambdarank)")  # fmt: skip
-view = both.xs(3, level="k2")
-view.round(3)
+gain_model, gain_ltr = rs.gains(rs.MODEL_K1, rs.MODEL), rs.gains(rs.MODEL_K1, rs.LTR)
+both = pd.concat({"stage 1": gain_model[["n", "cut at k2"]],
+                  rs.MODEL: gain_model[[rs.MODEL, "difference", "low", "high"]].rename(columns={rs.MODEL: "reranked"}),
+                  rs.LTR: gain_ltr[[rs.LTR, "difference", "low", "high"]].rename(columns={rs.LTR: "reranked"})},
+                 axis=1)  # fmt: skip
+both.xs(3, level="k2").round(3)
 
 # %% [markdown]
-# GAINS_PROSE
+# The learned reranker moves little on these 30 questions: its nDCG@3 gain over the cut is +0.012 [−0.045, +0.069],
+# which bounds a gain or a loss at about 0.07 either way (30 questions cannot show a smaller effect). The model
+# reranker **hurts**: nDCG@3 −0.255 [−0.434, −0.084] and RR@3 −0.228 [−0.439, −0.011] over all 30; its hit@3
+# difference, −0.200 [−0.391, +0.010], just holds 0. The damage sits in `easy`: nDCG@3 −0.530 [−0.795, −0.247],
+# questions whose relevant chunk stage 1 had already put first and the model pushed down (listed further on).
+# On `hard` and `real` its intervals hold 0 and reach far both ways: 10 questions a slice say little.
 #
 # That table scans 24 comparisons (4 groups × 3 metrics × 2 rerankers at k2 = 3), so one interval in twenty
 # could miss by chance. The ones that matter, with Holm's correction and simultaneous intervals:
@@ -225,7 +239,9 @@ print(f"{many.attrs['comparisons']} comparisons")
 many.round(3)
 
 # %% [markdown]
-# HOLM_PROSE
+# After Holm's correction for the three comparisons the model reranker is still behind both the cut (adjusted p
+# 0.022) and the learned reranker (0.022), and the simultaneous intervals stay below 0. The learned reranker's
+# difference from the cut is not resolved (p 0.68): on 30 questions it cannot be told from the cut.
 #
 # ## Can each scorer tell a relevant candidate from the others?
 #
@@ -241,7 +257,14 @@ sep
 plots.plot_score_split(split, "the top 10 of the 30 questions: scores of relevant (grade >= 1) and other chunks")
 
 # %% [markdown]
-# SEPARATION_PROSE
+# Stage 1's fused score already orders a relevant candidate above another in 0.828 [0.756, 0.896] of a question's
+# pairs; the learned reranker, which starts from that score, in 0.875 [0.825, 0.920]; the model in 0.645
+# [0.563, 0.719], closer to a coin than to stage 1. The picture shows why: the model's scores for relevant and
+# other chunks pile up in the same place, so reordering by them replaces a good order with a noisy one. This is
+# the lesson of a small model used as a reranker without checking: it reads the question and the passage
+# together, as a cross-encoder does, but a 1.5B coder model asked "yes or no" is not a trained relevance model.
+# (Zhuang et al. 2023 find that asking for graded labels instead of yes/no helps such zero-shot rankers; that is
+# an experiment for your own model, `LABKIT_LLM=local` or an endpoint, measured the same way.)
 #
 # The learned reranker needs no model, so it can be measured on every test query (172) and at every k1. Its gain
 # at k1 = 20 per slice:
@@ -251,7 +274,10 @@ ltr_all = rs.gains(20, rs.LTR, rs.test_questions())
 ltr_all.xs(3, level="k2").round(3)
 
 # %% [markdown]
-# LTR_ALL_PROSE
+# On all 172 test queries the learned reranker's nDCG@3 gain is +0.038 [+0.007, +0.072]: small, and resolved.
+# It comes mostly from `real` (+0.061 [+0.019, +0.110]; RR@3 +0.090 [+0.026, +0.167]); on `easy` and `hard` the
+# intervals hold 0. That scan holds 12 comparisons at k2 = 3 (4 groups × 3 metrics), so one resolved interval
+# could be chance; the overall nDCG@3 row is the one that answers "does it help", and it was planned first.
 #
 # **Why the paired interval is narrower.** Each query has its own difficulty: an easy query scores high under
 # both stage 2s, a hard one low under both. The per-query *difference* cancels that shared part, so it varies far
@@ -285,12 +311,20 @@ depth = pd.DataFrame(depth).T.rename_axis("k1")
 depth.round(4)
 
 # %%
-deep = {k1: rs.per_query(rs.runs(k1, test_qs, (rs.LTR,))[rs.LTR])["nDCG@3"] for k1 in (20, 100)}
-d = stats.diff_ci(deep[100].tolist(), deep[20].tolist())
-print(f"lambdarank nDCG@3, k1 = 100 minus k1 = 20: {stats.fmt_ci(d['difference'], d['low'], d['high'])}")
+top3 = {k1: {qid: r[:3] for qid, r in rs.runs(k1, test_qs, (rs.LTR,))[rs.LTR].items()} for k1 in (20, 100)}
+changed = sum(top3[20][qid] != top3[100][qid] for qid in top3[20])
+stage1 = rs.candidates(100)
+deepest = max(stage1[qid].index(c) + 1 for qid, top in top3[100].items() for c in top)
+print(f"queries whose reranked top 3 differs between k1 = 20 and k1 = 100: {changed} of {len(test_qs)}")
+print(f"the deepest stage-1 rank the learned reranker lifted into a top 3 at k1 = 100: {deepest}")
 
 # %% [markdown]
-# DEPTH_PROSE
+# The ceiling rises from 0.860 at k1 = 20 to 0.982 at k1 = 100, and the learned reranker's nDCG@3 does not move
+# (0.588 at every k1 from 20 on): going from 20 to 100 candidates changed the top 3 of one query in 172, and the
+# deepest stage-1 rank it ever lifted into a top 3 is the one printed above. It weighs stage 1's rank so heavily
+# that the deep candidates never win. For this reranker the knee is at k1 = 10 to 20: a deeper stage 1 only pays
+# with a stage 2 that can recognise a relevant chunk wherever stage 1 put it, and the one model here that reads
+# every candidate (the 1.5B) cannot.
 #
 # ## What it costs
 #
@@ -302,7 +336,14 @@ print(f"lambdarank nDCG@3, k1 = 100 minus k1 = 20: {stats.fmt_ci(d['difference']
 rs.model_cost().round(1)
 
 # %% [markdown]
-# COST_PROSE
+# On this 2-core machine the model reranker costs about 90 seconds and 2,700 prompt tokens a question at k1 = 10
+# (recorded with two threads, beside other work; `bench/llm_bench.py` measures the models on an idle machine). At
+# k1 = 100 that would be about 27,000 tokens and a quarter of an hour a question: no chatbot can wait for that on
+# a CPU, and on a hosted model the tokens are paid for (the usage table at the end prices them). The learned
+# reranker makes no model call: its features come from stage 1's scores and its trees score a question's
+# candidates in milliseconds (`bench/rerank_bench.py` prints the figures). So at equal cost it is not a contest
+# here; what the model would buy with a better relevance judge is the gap between stage 1's ceiling and its
+# order.
 #
 # ## Does a better nDCG@3 give more right answers?
 #
