@@ -121,23 +121,26 @@ def features(
     dense = setting.dense.search_many(queries, k=n)
     fused = setting.hybrid.search_many(queries, k=setting.hybrid.depth)
     q_terms = _terms(setting.bm25, queries)
+    ids = list(dict.fromkeys(c for cands in candidates for c in cands))  # each chunk's terms once, not per query
+    chunks = [by_id[c] for c in ids]
+    titles = dict(zip(ids, _terms(setting.bm25, [setting.corpus[c.doc].title for c in chunks]), strict=True))
+    heads = dict(zip(ids, _terms(setting.bm25, [_heading_of(setting.corpus[c.doc].text, c.start_char)
+                                                 for c in chunks]), strict=True))  # fmt: skip
+    bodies = dict(zip(ids, _terms(setting.bm25, [c.text for c in chunks]), strict=True))
     rows = []
     for qi, cands in enumerate(candidates):
         b = {d: (s, r) for r, (d, s) in enumerate(bm25[qi], 1)}
         dn = {d: (s, r) for r, (d, s) in enumerate(dense[qi], 1)}
         f = {d: (s, r) for r, (d, s) in enumerate(fused[qi], 1)}
-        chunks = [by_id[c] for c in cands]
-        titles = _terms(setting.bm25, [setting.corpus[c.doc].title for c in chunks])
-        heads = _terms(setting.bm25, [_heading_of(setting.corpus[c.doc].text, c.start_char) for c in chunks])
-        bodies = _terms(setting.bm25, [c.text for c in chunks])
         qt = q_terms[qi] or {""}
         out = []
-        for j, c in enumerate(chunks):
-            bs, br = b.get(c.id, (0.0, len(b) + 1))
-            ds, dr = dn[c.id]
-            fs, fr = f.get(c.id, (0.0, len(f) + 1))
-            out.append([bs, math.log2(br), ds, math.log2(dr), fs, math.log2(fr), len(qt & titles[j]) / len(qt),
-                        len(qt & heads[j]) / len(qt), len(qt & bodies[j]) / len(qt), float(c.n_words)])  # fmt: skip
+        for cid in cands:
+            bs, br = b.get(cid, (0.0, len(b) + 1))
+            ds, dr = dn[cid]
+            fs, fr = f.get(cid, (0.0, len(f) + 1))
+            out.append([bs, math.log2(br), ds, math.log2(dr), fs, math.log2(fr), len(qt & titles[cid]) / len(qt),
+                        len(qt & heads[cid]) / len(qt), len(qt & bodies[cid]) / len(qt),
+                        float(by_id[cid].n_words)])  # fmt: skip
         rows.append(out)
     return rows, FEATURES
 
