@@ -36,6 +36,7 @@ Studies — the chapters' recorded experiments and their shared setting
 - ``studies.position_view`` 04: one question of the position study, for reading
 - ``studies.answers_data``  07-09: the reader's recorded answers and their correctness labels
 - ``studies.rerank_study`` 04b: stage 1's top k1 reranked by a learned and a model reranker, measured
+- ``studies.rerank_answers``  04b: the reader's answers over a reranked top 3, and their rater labels
 - ``studies.cascade``       09: the small model first, the large one when its answer fails a check
 - ``studies.labelling``     02, 06, 07: what the learner labels; their labels or the reference, said which
 

@@ -8,6 +8,7 @@ import pytest
 
 from labkit import rerank
 from labkit.studies import handbook as hb
+from labkit.studies import rerank_answers as ra
 from labkit.studies import rerank_study as rs
 
 
@@ -60,17 +61,17 @@ def test_reranked_labels_are_validated_line_by_line(tmp_path):
     path = tmp_path / "labels.jsonl"
     path.write_text(json.dumps(good) + "\n" + json.dumps(good | {"label": "great"}) + "\n")
     with pytest.raises(ValueError, match="line 2: label must be one of"):
-        rs.reranked_labels(path)
+        ra.reranked_labels(path)
     path.write_text(json.dumps(good) + "\n" + json.dumps(good) + "\n")
     with pytest.raises(ValueError, match="line 2: x with lambdarank is labelled twice"):
-        rs.reranked_labels(path)
+        ra.reranked_labels(path)
     path.write_text(json.dumps({k: v for k, v in good.items() if k != "why"}) + "\n")
     with pytest.raises(ValueError, match="line 1: no 'why'"):
-        rs.reranked_labels(path)
+        ra.reranked_labels(path)
 
 
 def test_every_reranked_answer_the_chapter_reads_has_a_label():
-    table = rs.reader_table()
+    table = ra.reader_table()
     assert len(table) == 3 * 30 and table["label"].notna().all()
     assert (table[table["same answer as the cut"]]["label from"] == "07").all()
 

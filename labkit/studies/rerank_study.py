@@ -8,8 +8,9 @@ top ``k1``:
 - **model** (``"1.5B yes/no"``): the local 1.5B as a pointwise reranker (:mod:`labkit.pointwise`), recorded
   (plan ``04b-rerank``) on the top :data:`MODEL_K1` of the reader sample's 60 test questions.
 
-The reader then answers from the reranked top :data:`READER_K` (plan ``04b-answers``), so the chapter can ask
-whether a better nDCG@3 turns into more right answers. Nothing here calls a model: recorded responses replay.
+The reader then answers from the reranked top :data:`READER_K` (plan ``04b-answers``; its prompts are
+:func:`reader_prompts`, its answers and their labels :mod:`labkit.studies.rerank_answers`). Nothing here calls a
+model: recorded responses replay.
 """
 
 from __future__ import annotations
@@ -17,17 +18,14 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from labkit import args, data_dir, llm, metrics, pointwise, rerank, stats
+from labkit import args, llm, metrics, pointwise, rerank, stats
 from labkit import reader as rd
-from labkit.files import path_arg, read_jsonl
-from labkit.studies import answers_data
 from labkit.studies import handbook as hb
 
 __all__ = ["MODEL_K1", "TRAIN_K1", "K1S", "K2S", "READER_K", "LTR", "MODEL", "RERANKERS", "model_questions",
            "test_questions", "candidates", "model_prompts", "feature_rows", "learned", "model_scored", "ranking",
            "runs", "reader_prompts", "reader_contexts", "per_query", "ceilings", "gains", "demoted",
-           "model_cost", "explorer_data", "reranked_answers", "reranked_labels", "reader_table", "separation",
-           "RERANKED_LABELS", "MODEL_PER_SLICE", "LTR_READER_K1"]  # fmt: skip
+           "model_cost", "explorer_data", "separation", "MODEL_PER_SLICE", "LTR_READER_K1"]  # fmt: skip
 
 MODEL_K1 = 10  # the model reranker's candidates per question: 10 requests a question
 TRAIN_K1 = 100  # the learned reranker trains on the dev queries' top 100
@@ -271,72 +269,6 @@ def explorer_data() -> dict[str, Any]:
                         for c in v[:10]}  # fmt: skip
     data["cost"] = model_cost()
     return data
-
-
-# ----------------------------------------------------------------------------- the reader on reranked chunks
-
-RERANKED_LABELS = "correctness/reranked.jsonl"
-
-
-def reranked_answers(reranker: str) -> dict[str, str]:
-    """``{qid: the 1.5B's recorded answer}`` over ``reranker``'s top READER_K (plan ``04b-answers``)."""
-    replay = llm.Replay(llm.DEFAULT_MODEL)
-    return {
-        qid: replay.complete(p, max_tokens=rd.MAX_TOKENS).text.strip() for qid, p in reader_prompts(reranker).items()
-    }
-
-
-def reranked_labels(path=None) -> dict[tuple[str, str], dict[str, Any]]:
-    """``{(qid, reranker): row}`` from ``data/correctness/reranked.jsonl``: rater labels of the answers that differ
-    from the hybrid top 3's answer (the same rubric and fields as chapter 07's, plus ``reranker``)."""
-
-    path = path_arg("path", path or data_dir() / RERANKED_LABELS)
-    out: dict[tuple[str, str], dict[str, Any]] = {}
-    for n, row in read_jsonl(path, "reranked answers' labels (.jsonl)"):
-        where = f"{path.name} line {n}"
-        missing = [f for f in ("qid", "reranker", "label", "why", "rater") if f not in row]
-        if missing:
-            raise ValueError(f"{where}: no {missing[0]!r}")
-        if row["label"] not in answers_data.LABELS or row["reranker"] not in RERANKERS:
-            raise ValueError(f"{where}: label must be one of {answers_data.LABELS} and reranker one of "
-                             f"{RERANKERS}; got {row['label']!r}, {row['reranker']!r}")  # fmt: skip
-        key = (str(row["qid"]), row["reranker"])
-        if key in out:
-            raise ValueError(f"{where}: {key[0]} with {key[1]} is labelled twice")
-        out[key] = row
-    return out
-
-
-def reader_table(labels=None) -> Any:
-    """One row per question of the model's 30 and ranker (``cut at k`` or a reranker): nDCG@3 of the top 3 it
-    read, the answer, its label (chapter 07's when the answer is the hybrid top 3's, word for word, else
-    ``reranked.jsonl``'s), and ``right``."""
-    import pandas as pd
-
-    qs = model_questions()
-    cut_answers = answers_data.recorded_answers(llm.DEFAULT_MODEL, qs).set_index("qid")["answer"]
-    ref = answers_data.correctness_labels()
-    ref = ref[(ref["model"] == llm.DEFAULT_MODEL) & (ref["k"] == READER_K)].set_index("qid")["label"]
-    labels = reranked_labels() if labels is None else labels
-    rows = []
-    for name in ("cut at k", *RERANKERS):
-        k1 = MODEL_K1 if name == MODEL else LTR_READER_K1
-        ranked = runs(k1, qs, () if name == "cut at k" else (name,))[name]
-        ndcg = per_query({qid: r[:READER_K] for qid, r in ranked.items()}, (READER_K,))[f"nDCG@{READER_K}"]
-        answers = cut_answers.to_dict() if name == "cut at k" else reranked_answers(name)
-        for q in qs:
-            same = answers[q.qid] == cut_answers[q.qid]
-            if same:
-                label, source = ref[q.qid], "07"
-            elif (q.qid, name) in labels:
-                label, source = labels[(q.qid, name)]["label"], "reranked.jsonl"
-            else:
-                raise ValueError(f"the answer to {q.qid} with {name} differs from the hybrid's and has no rater "
-                                 f"label in {RERANKED_LABELS}: label it (tools/label_sheet.py 04b)")  # fmt: skip
-            rows.append({"qid": q.qid, "slice": q.slice, "ranker": name, "nDCG@3": float(ndcg[q.qid]),
-                         "same answer as the cut": same, "label": label, "label from": source,
-                         "right": label == "right", "answer": answers[q.qid]})  # fmt: skip
-    return pd.DataFrame(rows)
 
 
 def separation(k1: int = MODEL_K1, questions=None) -> tuple[Any, dict[str, tuple[list[float], list[float]]]]:
