@@ -68,14 +68,18 @@ def test_the_html_shows_the_gold_the_cut_and_the_cost():
     assert ("requests", "0") in html_cells(lt["cost"], "cost")
 
 
-def test_the_model_reranker_offers_only_the_k1_it_was_recorded_at():
+def test_the_model_reranker_locks_k1_at_the_one_it_was_recorded_at():
     ex = widgets.RerankExplorer(fake_data(), k1=20, k2=3, reranker="lambdarank")
-    assert list(ex.k1.options) == [10, 20] and ex.result["k1"] == 20
+    assert list(ex.k1.options) == [10, 20] and ex.result["k1"] == 20 and not ex.k1.disabled
     ex.reranker.value = "1.5B yes/no"
-    assert list(ex.k1.options) == [10] and ex.result["k1"] == 10 and "error" not in ex.result
+    assert ex.k1.value == 10 and ex.k1.disabled and ex.result["k1"] == 10 and "error" not in ex.result
     assert ex.message.value == ""
     ex.reranker.value = "lambdarank"
-    assert list(ex.k1.options) == [10, 20] and ex.result["reranker"] == "lambdarank"
+    assert not ex.k1.disabled and ex.result["reranker"] == "lambdarank"
+    ex.k1.value = 20
+    assert ex.result["k1"] == 20
+    opened = widgets.RerankExplorer(fake_data(), k1=20, k2=3, reranker="1.5B yes/no")  # locked from the start
+    assert opened.k1.value == 10 and opened.k1.disabled and "error" not in opened.result
     ex.k2.value = 10
     assert ex.result["k2"] == 10 and len(ex.result["after"]) == 10
     bundle = ex._repr_mimebundle_()

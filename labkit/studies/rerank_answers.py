@@ -28,10 +28,8 @@ CUT = "cut at k"
 
 def reranked_answers(reranker: str) -> dict[str, str]:
     """``{qid: the 1.5B's recorded answer}`` over ``reranker``'s top 3 (plan ``04b-answers``)."""
-    replay = llm.Replay(llm.DEFAULT_MODEL)
-    return {
-        qid: replay.complete(p, max_tokens=rd.MAX_TOKENS).text.strip() for qid, p in rs.reader_prompts(reranker).items()
-    }
+    replay = llm.Replay(llm.DEFAULT_MODEL)  # called, not .complete(): the chapter's usage table counts them
+    return {qid: replay(p, max_tokens=rd.MAX_TOKENS).strip() for qid, p in rs.reader_prompts(reranker).items()}
 
 
 def reranked_labels(path=None, rankers=rs.RERANKERS) -> dict[tuple[str, str], dict[str, Any]]:

@@ -107,7 +107,7 @@ def rerank_html(view: dict[str, Any]) -> dict[str, str]:
 class RerankExplorer(Explorer):
     """Pick k1, k2, a reranker and a question: per-slice metrics cut vs reranked, nDCG@k2 against k1 for every
     ranker (the picture), the question's ranks before and after, and the cost line. Wraps :func:`rerank_view`;
-    the model reranker offers only the k1 it was recorded at."""
+    with the model reranker the k1 slider stands at the one k1 it was recorded at, greyed."""
 
     css_class = "lk-rerank-explorer"
 
@@ -117,15 +117,15 @@ class RerankExplorer(Explorer):
         rerankers = [r for r in data["k1s"] if r != CUT]
         self.reranker = w.ToggleButtons(options=rerankers, value=reranker or rerankers[0], description="reranker",
                                         style={**STYLE, "button_width": "auto"})  # fmt: skip
-        self.k1 = w.SelectionSlider(options=list(data["k1s"][self.reranker.value]), value=k1,
-                                    description="k1 (stage 1)", continuous_update=False, layout=LAYOUT,
-                                    style=STYLE)  # fmt: skip
+        self.k1 = w.SelectionSlider(options=list(data["k1s"][CUT]), value=k1, description="k1 (stage 1)",
+                                    continuous_update=False, layout=LAYOUT, style=STYLE)  # fmt: skip
         self.k2 = w.SelectionSlider(options=list(data["k2s"]), value=k2, description="k2 (kept)",
                                     continuous_update=False, layout=LAYOUT, style=STYLE)  # fmt: skip
         options = [(f"{q[:70]}{'…' if len(q) > 70 else ''}", qid_) for qid_, q in data["questions"].items()]
         self.question = w.Dropdown(options=options, value=qid or options[0][1], description="question",
                                    layout=w.Layout(width="640px"), style=STYLE)  # fmt: skip
-        self.reranker.observe(self._k1_options, names="value")  # before the explorer's own update: k1 first
+        self._lock_k1()
+        self.reranker.observe(self._lock_k1, names="value")  # before the explorer's own update: k1 first
         self.table, self.chart, self.ranks, self.cost = w.HTML(), w.HTML(), w.HTML(), w.HTML()
         self._views: dict[tuple, dict[str, Any]] = {}
         super().__init__(
@@ -144,13 +144,13 @@ class RerankExplorer(Explorer):
             self._views[key] = rerank_view(self.data, k1, k2, reranker, qid)
         return self._views[key]
 
-    def _k1_options(self, _change=None) -> None:
-        """Only the k1 values the chosen reranker has: the model reranker was recorded at one."""
+    def _lock_k1(self, _change=None) -> None:
+        """A reranker recorded at one k1 (the model): the slider moves there and is greyed; the others free it."""
         allowed = list(self.data["k1s"][self.reranker.value])
-        if list(self.k1.options) != allowed:
-            value = self.k1.value if self.k1.value in allowed else allowed[-1]
-            self.k1.options = allowed
-            self.k1.value = value
+        if self.k1.value not in allowed:
+            self.k1.value = allowed[-1]
+        self.k1.disabled = len(allowed) == 1
+        self.k1.tooltip = f"{self.reranker.value} was recorded at k1 = {allowed[0]} only" if len(allowed) == 1 else None
 
     def arrange(self) -> list[w.Widget]:
         return [self.reranker, self.k1, self.k2, self.cost, w.HBox([self.table, self.chart]), self.question,

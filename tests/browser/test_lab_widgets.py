@@ -381,7 +381,7 @@ CHAPTERS = [
         Open(ld.rerank_explorer, shows=(readout(K1, "10"), chosen("1.5B yes/no"))),
         Shot(),
         Slide("k2 (kept)", "ArrowRight", "k2", 5, "5"),
-        # the model reranker was recorded at k1 = 10 only: the slider has that one value
+        # the model reranker was recorded at k1 = 10 only: the slider stands there, greyed; a key press does not move it
         Slide(K1, "ArrowRight", "k1", 10, "10", check=False),
         Toggle("lambdarank", "reranker", shows=(chosen("lambdarank"),)),
         Slide(K1, "ArrowRight", "k1", 20, "20"),
