@@ -66,6 +66,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/metrics_bench.py
 	$(BIN)/python bench/retrieval_bench.py
 	$(BIN)/python bench/explorer_bench.py
+	$(BIN)/python bench/rerank_bench.py
 	test ! -f $(LLM_STAMP) || $(BIN)/python bench/llm_bench.py
 
 ## llm: the optional local language model (llama-cpp-python, compiled once, + Qwen2.5-Coder 1.5B/0.5B weights)

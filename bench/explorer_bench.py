@@ -1,6 +1,6 @@
 """Benchmark: how long each explorer takes to answer a control move, in the kernel (compute + render).
 
-Builds the explorers of chapters 01, 03, 04, 05, 07 and 09 on the handbook (05's builds its nine chunkings, as the
+Builds the explorers of chapters 01, 03, 04, 04b, 05, 07 and 09 on the handbook (05's builds its nine chunkings, as the
 chapter has by then: the slowest part of this script), then moves one control through a fixed path and times each
 update (``Explorer._update``: the pure function, its HTML and SVG pictures, the widgets' new values), and within it
 the pure function and the render apart. Prints the median and the slowest move per explorer,
@@ -21,6 +21,7 @@ from labkit.embeddings import count_tokens_of_parts
 from labkit.grid import ChunkGrid
 from labkit.retrieval import make_run
 from labkit.studies import handbook as hb
+from labkit.studies import rerank_study as rs
 from labkit.toys import ROUTER_COST, ROUTER_WINDOW
 from labkit.triage import extractive_traces
 
@@ -88,6 +89,8 @@ def main() -> None:
         "03 MetricsPlayground (k)": (widgets.metrics_playground(), "k", [5, 6, 7, 6, 5, 4, 3]),
         "04 CutoffExplorer (k)": (widgets.CutoffExplorer({"hybrid": deep}, h.qrels, groups), "k",
                                   [5, 6, 7, 8, 7, 6, 5]),
+        "04b RerankExplorer (k1)": (widgets.RerankExplorer(rs.explorer_data(), k1=20, k2=3, reranker=rs.LTR), "k1",
+                                    [20, 50, 100, 50, 20, 10]),
         "05 ChunkGridExplorer (size)": (widgets.ChunkGridExplorer(ChunkGrid(h.corpus, dev, ("bm25", "dense"))),
                                         "size", [128, 256, 128, 64, 128]),
         "07 TriageExplorer (k)": (widgets.TriageExplorer(extractive_at, k=3), "k", [3, 4, 5, 4, 3, 2, 1]),

@@ -11,12 +11,13 @@ Commands — ``python -m labkit ...``
 UI — draw and interact (the only modules that import matplotlib, ipywidgets and anywidget)
 - ``plots``                 figures from plain arguments, one function per figure, one namespace
 - ``plots.figures``         retrieval and answers per slice, k and position (00 to 05, 07)
-- ``plots.verdicts``        judges against labels, cost against pass rate (06, 09)
+- ``plots.verdicts``        judges against labels, rerankers against relevance, cost against pass rate (06, 04b, 09)
 - ``plots.svg``             small charts as SVG text, drawn in a millisecond (03's gains and discounts)
 - ``plots.pictures``        the explorers' pictures made of them (01, 05, 07, 09)
 - ``widgets``               the chapters' explorers, one namespace (``widgets.<Name>``)
 - ``widgets.explorer``      the explorer skeleton: controls -> a pure function -> HTML
 - ``widgets.rankings``      rankings and their metrics (01, 03, 04)
+- ``widgets.rerank``        the reranking explorer: k1, k2 and a reranker against the metrics and the cost (04b)
 - ``widgets.chunks``        the chunk grid explorer: size, overlap and k against recall and cost (05)
 - ``widgets.answers``       generated questions, judged claims, what answers cost (02, 06, 09)
 - ``widgets.traces``        a reader's answers trace by trace (04, 07, 08)
@@ -34,6 +35,8 @@ Studies — the chapters' recorded experiments and their shared setting
 - ``studies.position_study``  04, 09: lost in the middle with a language model, accuracy by position
 - ``studies.position_view`` 04: one question of the position study, for reading
 - ``studies.answers_data``  07-09: the reader's recorded answers and their correctness labels
+- ``studies.rerank_study`` 04b: stage 1's top k1 reranked by a learned and a model reranker, measured
+- ``studies.rerank_answers``  04b: the reader's answers over a reranked top 3, and their rater labels
 - ``studies.cascade``       09: the small model first, the large one when its answer fails a check
 - ``studies.labelling``     02, 06, 07: what the learner labels; their labels or the reference, said which
 
@@ -41,6 +44,7 @@ Judges — is a claim supported, is an answer right
 - ``faithfulness``          claims, a per-claim judge (model or lexical), PASS/FAIL, relevance (06)
 - ``correctness``           an answer against the reference: its key number, or the claim judge on the gold (04, 07-09)
 - ``calibration``           judges run over labelled claims: the verdict table, the confusion table (06)
+- ``pointwise``             a language model as a reranker: log P(yes) - log P(no) for a passage (04b)
 - ``construction``          claims whose label is known by construction: a number, unit or row changed on purpose (06)
 
 Generation — language models and what they read
@@ -52,6 +56,7 @@ Generation — language models and what they read
 Retrieval — indexes and searches
 - ``embeddings``            all-MiniLM-L6-v2 on onnxruntime, cached vectors, token counts (01, 09)
 - ``retrieval``             BM25, dense and hybrid retrievers with one ``search(query, k)`` (01)
+- ``rerank``                stage 2: reorder the top k1 by any reranker's scores; a learned reranker (04b)
 - ``grid``                  chunk size x overlap grid search, evidence recall (05)
 
 Measures — pure computations on rankings, grades, verdicts and traces

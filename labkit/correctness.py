@@ -1,7 +1,7 @@
-"""Is a generated answer right? Two rules against the hand-written reference answers (chapters 04, 07, 08, 09).
+"""Is a generated answer right? Two rules against the authored reference answers (chapters 04, 07, 08, 09).
 
 Faithfulness (chapter 06) asks whether an answer sticks to the passages the reader was *given*; correctness
-asks whether it agrees with the *truth*: every labelled query has a hand-written reference answer and gold
+asks whether it agrees with the *truth*: every labelled query has an authored reference answer and gold
 evidence spans. Two rules, each with a known bias, so a chapter can print both and their agreement:
 
 - **Reference number** (:func:`reference_check`, no model): the answer states the reference answer's *key

@@ -103,6 +103,15 @@ MRR_TOY = {
 }
 """Four queries, each the grades of its top 5 (relevant = grade >= 1)."""
 
+# ----------------------------------------------------------------------------- 7.1, 7.6: the rerank stage (04b)
+
+RERANK_CANDIDATES = ["D1", "D2", "D3", "D4", "D5", "D6", "D7", "D8"]
+"""Stage 1's top 8 for one question, best first (made up for the workbook; the source draws the stages only)."""
+RERANK_GRADES = {"D2": 2, "D5": 3, "D7": 1}
+"""The graded qrels of that question: every other candidate is grade 0."""
+RERANK_SCORES = [0.2, 0.7, 0.1, 0.3, 0.9, 0.05, 0.4, 0.3]
+"""A reranker's score for each candidate, in stage 1's order (D4 and D8 tie)."""
+
 # ----------------------------------------------------------------------------- 7.7: split rate (05)
 
 SPLIT_GOLD = [(1000, 240, 40), (1000, 500, 60), (800, 120, 30), (1200, 760, 90),

@@ -149,7 +149,7 @@ def drill_down(trace: Mapping[str, Any], k: int = 5) -> dict[str, Any]:
     Returns ``qid``, ``cell``, ``question``, ``gold_ranks`` (each gold chunk's rank among the ``k`` chunks read,
     or None when it was not read), ``gold_spans`` (the answer text the labels point at, as
     :func:`extractive_traces` records it), ``answer`` and ``answer_has_span`` (the answer holds a gold span
-    verbatim); for a language model's traces (:func:`reader_traces`) also ``reference`` (the hand-written
+    verbatim); for a language model's traces (:func:`reader_traces`) also ``reference`` (the authored
     reference answer), ``judged_by`` (the check that set ``answer_pass``) and ``why`` (a label's reason, when
     the notebook adds one). Keys a trace does not carry (the source's toy traces have no question) come back
     empty.

@@ -122,6 +122,19 @@ CASES = {
     "5.1": (0.25, 0.375, {}),  # two of eight answers split at 256/64
     "5.2": (-(-REMOTE_WORDS // 64), REMOTE_WORDS // 64 - 1, {}),  # a new chunk every 64 words
     "5.3": ((128, 32), (64, 16), {"table": GRID}),
+    "4b.1": (0.42, 1.0, {}),  # D2, D4, D1: grades 2, 0, 0; DCG 2 over IDCG 3 + 2/log2(3) + 1/2
+    "4b.2": ("same", "higher", {"depth": pd.DataFrame({"nDCG@3 lambdarank": [0.5881, 0.5884]}, index=[20, 100])}),
+    "4b.3": (2, 3, {"hurt_by": {"1.5B yes/no": [{"qid": "a"}, {"qid": "b"}], "lambdarank": []}}),
+    "4b.4": (
+        0.061,
+        0.038,
+        {
+            "dev_gains": pd.DataFrame(
+                {"difference": [0.0612]},
+                index=pd.MultiIndex.from_tuples([("all", 3, "nDCG")], names=["slice", "k2", "metric"]),
+            )
+        },
+    ),
     "5.4": (False, True, {}),  # at size 160 a boundary falls between the header and the Tokyo row
     "5.5": (False, True, {"table": GRID, "double": GRID.assign(**{"ER@k dense": [0.1, 0.9, 0.1]})}),
     "6.1": (0.67, 0.5, {}),
@@ -136,7 +149,7 @@ CASES = {
     "8.1": (0.454, 0.9, {"scorecard": _by_slice("R@3", {"bm25": 0.31, "hybrid": 0.4541})}),
     "8.2": (0.625, 0.9, {"rewrite_table": REWRITES}),
     "8.3": (0.333, 0.5, {"by_kind": BY_KIND}),
-    "8.4": ("Down", "up", {"more_chunks": pd.DataFrame({3: [0.5, 0.346], 5: [0.6, 0.269]}, index=["hard", "real"])}),
+    "8.4": ("Tell", "down", {"change_by_slice": {"hard": (0.1, 0.01, 0.2), "real": (-0.17, -0.36, 0.03)}}),
     "8.5": ("yes", "no", {"paired": (0.067, 0.004, 0.132)}),  # the interval excludes 0
     "9.1": (0.55, 0.6, {}),  # (3/log2(3) + 2/2) / (3 + 2/log2(3) + 2/2)
     "9.2": (0.175, 2.675, {}),  # regrets 0.3, 0.4, 0 and 0 once r3 tries large first (10 before)

@@ -244,3 +244,34 @@ def test_bad_arguments_are_refused_up_front(kwargs, message):
 def test_an_empty_prompt_is_refused():
     with pytest.raises(ValueError, match="prompt must be a non-empty string"):
         llm.OpenAIChat("http://127.0.0.1:1/v1", "m")("   ")
+
+
+def _with_logprobs(token: str, top: list[tuple[str, float]]) -> bytes:
+    obj = json.loads(completion(token))
+    obj["choices"][0]["logprobs"] = {
+        "content": [
+            {"token": token, "logprob": top[0][1], "top_logprobs": [{"token": t, "logprob": lp} for t, lp in top]}
+        ]
+    }
+    return json.dumps(obj).encode()
+
+
+def test_top_logprobs_are_asked_for_and_kept_as_the_response(serve, tmp_path):
+    srv = serve(http_reply(_with_logprobs("yes", [("yes", -0.2), ("no", -1.9), ("Yes", -3.0)])))
+    cassette = tmp_path / "m.jsonl"
+    text = llm.Recorder(llm.OpenAIChat(srv.url, "m"), cassette)("relevant?", max_tokens=1, top_logprobs=3)
+    sent = json.loads(srv.requests[0].partition(b"\r\n\r\n")[2])
+    assert sent["logprobs"] is True and sent["top_logprobs"] == 3 and sent["max_tokens"] == 1
+    assert json.loads(text) == {"token": "yes", "top_logprobs": [["yes", -0.2], ["no", -1.9], ["Yes", -3.0]]}
+    replayed = llm.Replay("m", cassette).complete("relevant?", max_tokens=1, top_logprobs=3)
+    assert replayed.text == text
+    with pytest.raises(llm.MissingRecording):  # the same prompt without top_logprobs is another request
+        llm.Replay("m", cassette)("relevant?", max_tokens=1)
+
+
+def test_an_endpoint_without_logprobs_is_a_clear_error_and_nothing_is_recorded(serve, tmp_path):
+    srv = serve(http_reply(completion("yes")))
+    cassette = tmp_path / "m.jsonl"
+    with pytest.raises(llm.EndpointError, match="does not return log-probabilities"):
+        llm.Recorder(llm.OpenAIChat(srv.url, "m", timeout=5), cassette)("relevant?", top_logprobs=5)
+    assert not cassette.exists() or cassette.read_text() == ""

@@ -36,3 +36,12 @@ def test_plot_cost_quality_draws_one_point_per_strategy_with_its_interval():
     assert [t.get_text() for t in ax.texts] == ["small", "large"]
     with pytest.raises(ValueError, match=r"no column\(s\) \['cost'\]"):
         plots.plot_cost_quality(table, "cost")
+
+
+def test_score_split_draws_one_panel_per_reranker_and_refuses_an_empty_side():
+    fig = plots.plot_score_split({"a": ([1.0, 2.0], [0.0, 0.5, 0.2]), "b": ([0.3], [0.3, 0.3])})
+    assert len(fig.axes) == 2 and fig.axes[0].get_title() == "a"
+    with pytest.raises(ValueError, match="both non-empty"):
+        plots.plot_score_split({"a": ([], [0.1])})
+    with pytest.raises(ValueError, match="non-empty dict"):
+        plots.plot_score_split({})

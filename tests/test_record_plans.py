@@ -98,3 +98,16 @@ def test_09_answers_are_the_prompts_the_cascade_asks_the_small_model(tool):
     seen.clear()
     ps.run_study(ps.study_trials(ps.study_contexts(), **ps.SMALL_DESIGN), rd.llm_reader(fake))
     assert sorted(set(seen)) == _prompts(tool, "04-positions-0.5b")
+
+
+def test_the_04b_plans_ask_what_the_chapter_replays(tool):
+    from labkit import pointwise
+    from labkit.studies import rerank_study as rs
+
+    plan = list(tool.PLANS["04b-rerank"]())
+    assert len(plan) == len(rs.model_questions()) * rs.MODEL_K1 == 300
+    assert all(r.max_tokens == 1 and r.top_logprobs == pointwise.TOP_LOGPROBS and r.reuse_prefix for r in plan)
+    assert [r.prompt for r in plan] == sorted(rs.model_prompts())  # a question's ten requests share their start
+    answers = {r.prompt for r in tool.PLANS["04b-answers"]()}
+    assert answers == {p for name in rs.RERANKERS for p in rs.reader_prompts(name).values()}
+    assert answers & set(_prompts(tool, "07-answers"))  # a top 3 the reranker left alone is 07's request

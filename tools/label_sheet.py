@@ -3,6 +3,15 @@
     python tools/label_sheet.py 1.5b > build/sheet-1.5b.jsonl     # chapter 07's answers (every handbook query)
     python tools/label_sheet.py 0.5b > build/sheet-0.5b.jsonl     # chapter 09's small model (the reader sample)
     python tools/label_sheet.py 1.5b-k5 > build/sheet-k5.jsonl    # chapter 07's k = 5 answers (sweep questions)
+    python tools/label_sheet.py 04b > build/sheet-04b.jsonl        # 04b: answers over a reranked top 3 (blind)
+    python tools/label_sheet.py 04b-join build/rated-04b.jsonl     # -> data/correctness/reranked.jsonl
+    python tools/label_sheet.py 04b-all > build/sheet-04b-all.jsonl  # every answer of the 30, for one rater
+    python tools/label_sheet.py 04b-all-join build/rated-04b-all.jsonl  # -> data/correctness/reranked_check.jsonl
+
+The 04b sheet holds only the answers that differ, word for word, from the hybrid top 3's answer (chapter 07
+labelled those), each once, under an opaque ``item`` id in a seeded shuffled order: the rater never sees which
+ranker produced an answer. The key (item -> qid and rerankers) is written to build/04b-key.json; ``04b-join``
+reads the rater's rows (``item``, ``label``, ``why``, ``rater``) and writes the labels file.
 
 Each row: model, qid, k, slice, kind, question, gold (reference answer + gold spans, what the rater checks
 against) and answer. The labels go to data/correctness/labels.jsonl (rubric in data/correctness/README.md).
@@ -16,8 +25,87 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from labkit import llm  # noqa: E402
-from labkit.studies import answers_data
+from labkit import SEED, data_dir, llm  # noqa: E402
+from labkit.studies import answers_data  # noqa: E402
+from labkit.studies import rerank_answers as ra  # noqa: E402
+from labkit.studies import rerank_study as rs  # noqa: E402
+
+KEY_04B = Path(__file__).resolve().parent.parent / "build" / "04b-key.json"
+
+
+def _sheet_04b() -> list[dict]:
+    import random
+
+    cut = answers_data.recorded_answers(llm.DEFAULT_MODEL, rs.model_questions()).set_index("qid")["answer"]
+    sheet = {row["qid"]: row for row in answers_data.label_sheet(llm.DEFAULT_MODEL, rs.model_questions())}
+    items: dict[tuple[str, str], list[str]] = {}
+    for name in rs.RERANKERS:
+        for qid, answer in ra.reranked_answers(name).items():
+            if answer != cut[qid]:
+                items.setdefault((qid, answer), []).append(name)
+    keys = sorted(items)
+    random.Random(SEED).shuffle(keys)
+    rows, key = [], {}
+    for i, (qid, answer) in enumerate(keys, 1):
+        item = f"item-{i:03d}"
+        key[item] = {"qid": qid, "rerankers": items[(qid, answer)]}
+        base = sheet[qid]
+        rows.append({"item": item, "slice": base["slice"], "kind": base["kind"], "question": base["question"],
+                     "gold": base["gold"], "answer": answer})  # fmt: skip
+    KEY_04B.parent.mkdir(exist_ok=True)
+    KEY_04B.write_text(json.dumps(key, indent=1))
+    return rows
+
+
+KEY_04B_ALL = KEY_04B.with_name("04b-all-key.json")
+CHECK_04B = ra.CHECK_LABELS
+
+
+def _sheet_04b_all() -> list[dict]:
+    """Every distinct answer of the 30 questions, over the hybrid's top 3 and over each reranker's, once each, blind
+    and shuffled: one rater labels all of them, so the rankers can be compared within one rater."""
+    import random
+
+    qs = rs.model_questions()
+    by_ranker = {"cut at k": answers_data.recorded_answers(llm.DEFAULT_MODEL, qs).set_index("qid")["answer"].to_dict()}
+    by_ranker |= {name: ra.reranked_answers(name) for name in rs.RERANKERS}
+    sheet = {row["qid"]: row for row in answers_data.label_sheet(llm.DEFAULT_MODEL, qs)}
+    items: dict[tuple[str, str], list[str]] = {}
+    for name, answers in by_ranker.items():
+        for qid, answer in answers.items():
+            items.setdefault((qid, answer), []).append(name)
+    keys = sorted(items)
+    random.Random(SEED + 1).shuffle(keys)
+    rows, key = [], {}
+    for i, (qid, answer) in enumerate(keys, 1):
+        item = f"item-{i:03d}"
+        key[item] = {"qid": qid, "rerankers": items[(qid, answer)]}
+        base = sheet[qid]
+        rows.append({"item": item, "slice": base["slice"], "kind": base["kind"], "question": base["question"],
+                     "gold": base["gold"], "answer": answer})  # fmt: skip
+    KEY_04B_ALL.parent.mkdir(exist_ok=True)
+    KEY_04B_ALL.write_text(json.dumps(key, indent=1))
+    return rows
+
+
+def _join_04b(rated_path: str, key_path: Path = KEY_04B, target_name: str = ra.RERANKED_LABELS) -> int:
+    key = json.loads(key_path.read_text())
+    out = []
+    for line in Path(rated_path).read_text().splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        for name in key[row["item"]]["rerankers"]:
+            out.append({"model": llm.DEFAULT_MODEL, "qid": key[row["item"]]["qid"], "reranker": name,
+                        "label": row["label"], "why": row["why"], "rater": row["rater"]})  # fmt: skip
+    missing = set(key) - {json.loads(x)["item"] for x in Path(rated_path).read_text().splitlines() if x.strip()}
+    if missing:
+        raise SystemExit(f"{rated_path}: no label for {sorted(missing)[:5]} ({len(missing)} items)")
+    out.sort(key=lambda r: (r["reranker"], r["qid"]))
+    target = data_dir() / target_name
+    target.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out))
+    print(f"{target}: {len(out)} labels")
+    return 0
 
 
 def _sheet(name: str) -> list[dict]:
@@ -25,13 +113,21 @@ def _sheet(name: str) -> list[dict]:
         return answers_data.label_sheet(llm.DEFAULT_MODEL)
     if name == "0.5b":
         return answers_data.label_sheet(llm.SMALL_MODEL)
+    if name == "04b":
+        return _sheet_04b()
+    if name == "04b-all":
+        return _sheet_04b_all()
     return answers_data.label_sheet(llm.DEFAULT_MODEL, answers_data.sweep_questions(), answers_data.SWEEP_K)
 
 
-SHEETS = ("1.5b", "0.5b", "1.5b-k5")
+SHEETS = ("1.5b", "0.5b", "1.5b-k5", "04b", "04b-all")
 
 
 def main(argv: list[str]) -> int:
+    if len(argv) == 2 and argv[0] == "04b-join":
+        return _join_04b(argv[1])
+    if len(argv) == 2 and argv[0] == "04b-all-join":
+        return _join_04b(argv[1], KEY_04B_ALL, CHECK_04B)
     if len(argv) != 1 or argv[0] not in SHEETS:
         print(f"usage: {Path(__file__).name} {{{','.join(SHEETS)}}}", file=sys.stderr)
         return 2

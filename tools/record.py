@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from labkit import (
     faithfulness,  # noqa: E402
     llm,  # noqa: E402
+    pointwise,  # noqa: E402
 )
 from labkit import reader as rd  # noqa: E402
 from labkit.studies import faithfulness_data as fdata  # noqa: E402
@@ -45,10 +46,13 @@ class Request:
     max_tokens: int | None = None
     expect_tokens: int = 60  # typical completion length, for the estimate
     reuse_prefix: bool = False
+    top_logprobs: int | None = None
 
     @property
     def key(self) -> str:
-        return llm.prompt_key(self.model, self.prompt, schema=self.schema, max_tokens=self.max_tokens)
+        return llm.prompt_key(
+            self.model, self.prompt, schema=self.schema, max_tokens=self.max_tokens, top_logprobs=self.top_logprobs
+        )
 
     def seconds(self) -> float:
         p, g = _speed(self.model)
@@ -353,6 +357,34 @@ def plan_09_judge() -> Iterator[Request]:
     yield from _plan_correctness(llm.SMALL_MODEL, hb.reader_sample(), (hb.READER_K,))
 
 
+# ----------------------------------------------------------------------------- chapter 04b (issue 26)
+
+
+def plan_04b_rerank() -> Iterator[Request]:
+    """The 1.5B as a pointwise reranker (labkit.pointwise) of the hybrid's top rs.MODEL_K1 for the test
+    questions of the reader sample: one one-token request per (question, passage), the question first."""
+    from labkit.studies import rerank_study as rs
+
+    yield from _sorted(
+        Request(llm.DEFAULT_MODEL, p, None, 1, 1, True, pointwise.TOP_LOGPROBS) for p in rs.model_prompts()
+    )
+
+
+def plan_04b_answers() -> Iterator[Request]:
+    """The 1.5B reader (07's lenient prompt, k = 3) over each reranker's top 3 of the 60 questions; a top 3 equal to
+    the hybrid's is 07-answers' prompt, already recorded. The model reranker's questions join as its scores do."""
+    from labkit.studies import rerank_study as rs
+
+    prompts = []
+    for name in rs.RERANKERS:
+        try:
+            prompts += rs.reader_prompts(name).values()
+        except llm.MissingRecording:
+            rs.model_scored.cache_clear()
+            print(f"04b-answers: {name}'s scores are not all recorded yet (plan 04b-rerank); its prompts wait")
+    yield from _sorted(Request(llm.DEFAULT_MODEL, p, None, rd.MAX_TOKENS, 20, True) for p in prompts)
+
+
 PLANS = {
     "00-welcome": plan_00,
     "06-answers": plan_06_answers,
@@ -376,6 +408,8 @@ PLANS = {
     "04-positions-0.5b": plan_04_positions_05,
     "07-sweep": plan_07_sweep,
     "04-padding": plan_04_padding,
+    "04b-rerank": plan_04b_rerank,
+    "04b-answers": plan_04b_answers,
 }
 
 
@@ -436,7 +470,7 @@ def record(name: str, limit: int | None, shard: tuple[int, int] = (1, 1), revers
             continue
         if limit is not None and done >= limit:
             break
-        c = rec.complete(r.prompt, schema=r.schema, max_tokens=r.max_tokens)
+        c = rec.complete(r.prompt, schema=r.schema, max_tokens=r.max_tokens, top_logprobs=r.top_logprobs)
         done += 1
         print(
             f"[{name}] {done:4d} {c.seconds:6.1f}s {c.prompt_tokens:5d}+{c.completion_tokens:<4d} {c.text[:70]!r}",

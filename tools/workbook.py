@@ -98,10 +98,10 @@ def is_exercise_prompt(cell: nbformat.NotebookNode) -> bool:
     """A markdown cell that states an exercise: it starts with ``**3.2`` or ``**Exercise 1.2``, or it is the
     ``## Exercises`` heading."""
     text = cell.source.lstrip()
-    return cell.cell_type == "markdown" and bool(re.match(r"(\*\*(Exercise )?\d+\.\d+|## Exercises)", text))
+    return cell.cell_type == "markdown" and bool(re.match(r"(\*\*(Exercise )?\d+b?\.\d+|## Exercises)", text))
 
 
-EXERCISE_PARAGRAPH = re.compile(r"(\* )?\*\*((Exercise )?\d+\.\d+\b|Predict, then run)")
+EXERCISE_PARAGRAPH = re.compile(r"(\* )?\*\*((Exercise )?\d+b?\.\d+\b|Predict, then run)")
 """A paragraph that states an exercise: ``**1.4** ...``, ``**Exercise 1.1 (predict, then run).** ...``, a list of
 them (``* **0.2** ...``) or 00's ``**Predict, then run.**`` introduction."""
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 from labkit.exercises._base import Exercise
 
 
-def _direction(before: float, after: float) -> str:
-    return "up" if after > before else "down" if after < before else "same"
+def _supported(change) -> str:
+    """The direction a paired interval supports: "up" or "down" when it excludes 0, "same" when it is 0 with no
+    width, else "tell" (the sample cannot tell)."""
+    d, low, high = (float(x) for x in change)
+    return "up" if low > 0 else "down" if high < 0 else "same" if low == high == 0 else "tell"
 
 
 EXERCISES: dict[str, Exercise] = {
@@ -29,10 +32,11 @@ EXERCISES: dict[str, Exercise] = {
         objects={"by_kind": "the per-query table with the columns 'kind' and 'all evidence@10'"},
     ),
     "8.4": Exercise(
-        "predict: with 5 chunks instead of 3, does the share of passing answers on the real slice go up, down or stay",
-        lambda more_chunks: _direction(more_chunks.loc["real", more_chunks.columns[0]], more_chunks.loc["real", 5]),
-        "compare the real row of the table at 3 and at 5 chunks: more gold read is not more answers right",
-        objects={"more_chunks": "the share of passing answers per slice (rows) at each number of chunks (columns)"},
+        "predict: with 5 chunks instead of 3, does the share of right answers on the real slice go up, down, stay "
+        "the same, or can the sample not tell",
+        lambda change_by_slice: _supported(change_by_slice["real"]),
+        "read the real row of the paired interval: a direction only when the interval excludes 0",
+        objects={"change_by_slice": "{slice: (difference, low, high)} of right at 5 minus right at 3, paired"},
     ),
     "8.5": Exercise(
         "predict: does the bootstrap interval of the per-query R@10 difference hybrid - BM25 on real exclude 0",

@@ -38,6 +38,7 @@ from labkit.llm.lines import (
     locked,
     parse_line,
     prompt_key,
+    read_logprobs,
     repair_torn_tail,
     request_options,
     split_torn,
@@ -156,8 +157,14 @@ class Replay:
     def __repr__(self) -> str:
         return f"Replay(model={self.model!r}, recordings={len(self.rows)}, cassette={self.path.name!r})"
 
-    def complete(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> Completion:
-        key = prompt_key(self.model, prompt, schema=schema, max_tokens=max_tokens)
+    def complete(
+        self,
+        prompt: str,
+        schema: dict | None = None,
+        max_tokens: int | None = None,
+        top_logprobs: int | None = None,
+    ) -> Completion:
+        key = prompt_key(self.model, prompt, schema=schema, max_tokens=max_tokens, top_logprobs=top_logprobs)
         row = self.rows.get(key)
         if row is None:
             raise MissingRecording(
@@ -174,9 +181,15 @@ class Replay:
             prov,
         )
 
-    def __call__(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> str:
+    def __call__(
+        self,
+        prompt: str,
+        schema: dict | None = None,
+        max_tokens: int | None = None,
+        top_logprobs: int | None = None,
+    ) -> str:
 
-        done = self.complete(prompt, schema, max_tokens)
+        done = self.complete(prompt, schema, max_tokens, top_logprobs)
         LEDGER.add(self.model, "replayed", done)
         return done.text
 
@@ -211,15 +224,24 @@ class Recorder:
     def __repr__(self) -> str:
         return f"Recorder({self.client!r}, recordings={len(self.replay.rows)}, cassette={self.replay.path.name!r})"
 
-    def complete(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> Completion:
-        key = prompt_key(self.model, prompt, schema=schema, max_tokens=max_tokens)
+    def complete(
+        self,
+        prompt: str,
+        schema: dict | None = None,
+        max_tokens: int | None = None,
+        top_logprobs: int | None = None,
+    ) -> Completion:
+        key = prompt_key(self.model, prompt, schema=schema, max_tokens=max_tokens, top_logprobs=top_logprobs)
         if key in self.replay.rows:
-            return self.replay.complete(prompt, schema, max_tokens)
-        done = self.client.complete(prompt, schema=schema, max_tokens=max_tokens)
+            return self.replay.complete(prompt, schema, max_tokens, top_logprobs)
+        extra = {} if top_logprobs is None else {"top_logprobs": top_logprobs}  # older clients never see it
+        done = self.client.complete(prompt, schema=schema, max_tokens=max_tokens, **extra)
         if not isinstance(done.text, str):
             raise ValueError(f"{self.model!r} returned {type(done.text).__name__}, not text; nothing was recorded")
+        if top_logprobs is not None:
+            read_logprobs(done.text, f"{self.model!r}'s reply to a top_logprobs request (nothing was recorded)")
         row = {"key": key, "model": self.model, "prompt": prompt}
-        opts = request_options(schema, max_tokens)
+        opts = request_options(schema, max_tokens, top_logprobs)
         if opts:
             row["options"] = opts
         prov = dict(done.provenance)
@@ -237,15 +259,21 @@ class Recorder:
             repair_torn_tail(fd, self.replay.path)
             self.replay.refresh()
             if key in self.replay.rows:  # a recorder sharing the cassette wrote it meanwhile: keep the first one
-                return self.replay.complete(prompt, schema, max_tokens)
+                return self.replay.complete(prompt, schema, max_tokens, top_logprobs)
             write_all(fd, line)
         self.replay.rows[key] = row
         return Completion(done.text, done.prompt_tokens, done.completion_tokens, done.seconds, done.retries, prov)
 
-    def __call__(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> str:
+    def __call__(
+        self,
+        prompt: str,
+        schema: dict | None = None,
+        max_tokens: int | None = None,
+        top_logprobs: int | None = None,
+    ) -> str:
 
-        key = prompt_key(self.model, prompt, schema=schema, max_tokens=max_tokens)
+        key = prompt_key(self.model, prompt, schema=schema, max_tokens=max_tokens, top_logprobs=top_logprobs)
         how = "replayed" if key in self.replay.rows else "recorded"
-        done = self.complete(prompt, schema, max_tokens)
+        done = self.complete(prompt, schema, max_tokens, top_logprobs)
         LEDGER.add(self.model, how, done)
         return done.text

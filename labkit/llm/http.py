@@ -28,7 +28,7 @@ import urllib.parse
 from typing import Any
 
 from labkit.llm.cassette import Completion
-from labkit.llm.lines import request_options
+from labkit.llm.lines import logprob_text, request_options
 from labkit.llm.usage import LEDGER
 
 __all__ = ["OpenAIChat", "EndpointError"]
@@ -190,7 +190,7 @@ class OpenAIChat:
 
     # ------------------------------------------------------------------ the call
 
-    def _parse(self, raw: bytes) -> tuple[str, dict]:
+    def _parse(self, raw: bytes, logprobs: bool = False) -> tuple[str, dict]:
         where = f"the LLM endpoint at {self.base_url}"
         try:
             obj = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
@@ -209,12 +209,27 @@ class OpenAIChat:
                 "(a refusal, a tool call or a broken server); nothing was recorded"
             )
         usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
+        if logprobs:
+            try:
+                first = choices[0]["logprobs"]["content"][0]
+                content = logprob_text(first["token"], [(t["token"], t["logprob"]) for t in first["top_logprobs"]])
+            except (KeyError, IndexError, TypeError):
+                raise EndpointError(
+                    f"{where} replied without choices[0].logprobs.content[0].top_logprobs; it does not return "
+                    "log-probabilities (llama.cpp's server and OpenAI do): use another endpoint"
+                ) from None
         return content, usage
 
-    def complete(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> Completion:
+    def complete(
+        self,
+        prompt: str,
+        schema: dict | None = None,
+        max_tokens: int | None = None,
+        top_logprobs: int | None = None,
+    ) -> Completion:
         if not isinstance(prompt, str) or not prompt.strip():
             raise ValueError("prompt must be a non-empty string")
-        opts = request_options(schema, max_tokens)
+        opts = request_options(schema, max_tokens, top_logprobs)
         payload: dict[str, Any] = {
             "model": self.model,
             "temperature": 0,
@@ -228,6 +243,8 @@ class OpenAIChat:
                 "type": "json_schema",
                 "json_schema": {"name": "reply", "schema": opts["schema"], "strict": True},
             }
+        if "top_logprobs" in opts:
+            payload.update(logprobs=True, top_logprobs=opts["top_logprobs"])
         payload.update(self.extra_body)  # e.g. llama.cpp's {"repeat_penalty": 1.0}
         body = json.dumps(payload).encode()
         start = time.monotonic()
@@ -268,7 +285,7 @@ class OpenAIChat:
                 raise EndpointError(
                     f"the LLM endpoint at {self.base_url} answered HTTP {status} for model {self.model!r}: {detail!r}"
                 )
-            text, usage = self._parse(raw)
+            text, usage = self._parse(raw, top_logprobs is not None)
             pt, ct = usage.get("prompt_tokens"), usage.get("completion_tokens")
             return Completion(
                 text,
@@ -282,8 +299,14 @@ class OpenAIChat:
                 },
             )
 
-    def __call__(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> str:
+    def __call__(
+        self,
+        prompt: str,
+        schema: dict | None = None,
+        max_tokens: int | None = None,
+        top_logprobs: int | None = None,
+    ) -> str:
 
-        done = self.complete(prompt, schema, max_tokens)
+        done = self.complete(prompt, schema, max_tokens, top_logprobs)
         LEDGER.add(self.model, "live", done)
         return done.text

@@ -21,11 +21,15 @@ try:
 except ImportError:  # Windows: recorders there do not share a cassette
     fcntl = None
 
-__all__ = ["prompt_key", "request_options", "line_digest", "parse_line", "split_torn", "torn_message", "add_digests",
+__all__ = ["prompt_key", "request_options", "logprob_text", "read_logprobs", "MAX_LOGPROBS", "line_digest",
+           "parse_line", "split_torn", "torn_message", "add_digests",
            "locked", "write_all", "repair_torn_tail", "CassetteWarning", "DIGEST_COMMAND"]  # fmt: skip
 
 
-def request_options(schema: dict | None = None, max_tokens: int | None = None) -> dict:
+def request_options(schema: dict | None = None, max_tokens: int | None = None, top_logprobs: int | None = None) -> dict:
+    """The options that change a response, checked: the JSON ``schema``, ``max_tokens``, and ``top_logprobs``
+    (ask for the first generated token's ``n`` most likely tokens with their log-probabilities; the response is
+    then :func:`logprob_text`'s JSON, see :func:`read_logprobs`)."""
     out: dict[str, Any] = {}
     if schema is not None:
         if not isinstance(schema, dict):
@@ -35,7 +39,36 @@ def request_options(schema: dict | None = None, max_tokens: int | None = None) -
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
             raise ValueError(f"max_tokens must be a whole number >= 1, got {max_tokens!r}")
         out["max_tokens"] = max_tokens
+    if top_logprobs is not None:
+        if isinstance(top_logprobs, bool) or not isinstance(top_logprobs, int) or not 1 <= top_logprobs <= MAX_LOGPROBS:
+            raise ValueError(f"top_logprobs must be a whole number in [1, {MAX_LOGPROBS}], got {top_logprobs!r}")
+        out["top_logprobs"] = top_logprobs
     return out
+
+
+MAX_LOGPROBS = 20  # what OpenAI-compatible endpoints accept
+
+
+def logprob_text(token: str, top: list[tuple[str, float]]) -> str:
+    """The recorded response of a ``top_logprobs`` request: the generated token and the most likely first tokens
+    with their natural-log probabilities (rounded to 1e-5), as one JSON object."""
+    return json.dumps({"token": token, "top_logprobs": [[t, round(float(lp), 5)] for t, lp in top]}, ensure_ascii=False)
+
+
+def read_logprobs(text: str, where: str = "the response") -> list[tuple[str, float]]:
+    """``[(token, logprob), ...]`` from :func:`logprob_text`'s JSON; a clear error for anything else."""
+    try:
+        obj = json.loads(text)
+        top = obj["top_logprobs"]
+        pairs = [(str(t), float(lp)) for t, lp in top]
+    except (ValueError, TypeError, KeyError):
+        raise ValueError(
+            f"{where} is not a top_logprobs response (JSON with a 'top_logprobs' list of [token, logprob]): "
+            f"{text[:80]!r}; ask with top_logprobs=n"
+        ) from None
+    if not pairs or any(lp != lp or lp > 1e-6 for _, lp in pairs):
+        raise ValueError(f"{where} has no log-probabilities, or a NaN or positive one: {text[:80]!r}")
+    return pairs
 
 
 def prompt_key(model: str, prompt: str, **options: Any) -> str:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from labkit.cache import cache_dir, default_cache_dir
 from labkit.llm.cassette import Completion
-from labkit.llm.lines import request_options
+from labkit.llm.lines import logprob_text, request_options
 from labkit.llm.usage import LEDGER
 
 __all__ = ["MODELS", "ALIASES", "DEFAULT_MODEL", "SMALL_MODEL", "Local", "install", "model_file"]
@@ -182,33 +182,47 @@ class Local:
             or 1
         )
         self.reuse_prefix = bool(reuse_prefix)
-        self._llm = None
+        self._llms: dict[bool, object] = {}
 
     def __repr__(self) -> str:
         return f"Local(model={self.model!r}, n_ctx={self.n_ctx}, n_threads={self.n_threads})"
 
-    def _load(self):
-        if self._llm is None:
+    def _load(self, logits: bool = False):
+        """The loaded model; ``logits=True`` loads a second copy that keeps every position's logits (what
+        llama.cpp needs to return log-probabilities), so the other requests are computed exactly as before."""
+        if logits not in self._llms:
             try:
                 import llama_cpp
             except ImportError:
                 raise ImportError(f"llama-cpp-python is not installed: {INSTALL_HINT}") from None
             path = model_file(self.model)
-            self._llm = llama_cpp.Llama(
-                model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, seed=self.seed, verbose=False
+            self._llms[logits] = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                seed=self.seed,
+                verbose=False,
+                logits_all=logits,
             )
             self._version = llama_cpp.__version__
-        return self._llm
+        return self._llms[logits]
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` in this model's tokenizer."""
-        return len(self._load().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        llm = next(iter(self._llms.values()), None) or self._load()  # any loaded copy: the tokenizer is the same
+        return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
-    def complete(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> Completion:
+    def complete(
+        self,
+        prompt: str,
+        schema: dict | None = None,
+        max_tokens: int | None = None,
+        top_logprobs: int | None = None,
+    ) -> Completion:
         if not isinstance(prompt, str) or not prompt.strip():
             raise ValueError("prompt must be a non-empty string")
-        opts = request_options(schema, max_tokens)
-        llm = self._load()
+        opts = request_options(schema, max_tokens, top_logprobs)
+        llm = self._load(logits=top_logprobs is not None)
         params = {
             "temperature": 0.0,
             "seed": self.seed,
@@ -219,6 +233,8 @@ class Local:
         kwargs = {k: v for k, v in params.items() if k != "n_ctx"}
         if schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        if top_logprobs is not None:
+            kwargs.update(logprobs=True, top_logprobs=top_logprobs)
         n_prompt = self.count_tokens(prompt)
         if n_prompt + params["max_tokens"] > self.n_ctx:
             raise ValueError(
@@ -236,6 +252,9 @@ class Local:
         text = out["choices"][0]["message"]["content"]
         if not isinstance(text, str):
             raise ValueError(f"{self.model} returned no text ({type(text).__name__})")
+        if top_logprobs is not None:
+            first = out["choices"][0]["logprobs"]["content"][0]
+            text = logprob_text(first["token"], [(t["token"], t["logprob"]) for t in first["top_logprobs"]])
         usage = out.get("usage", {})
         prov = {
             "runtime": "llama-cpp-python",
@@ -245,6 +264,7 @@ class Local:
             "params": {
                 **params,
                 **({"schema": True} if schema is not None else {}),
+                **({"top_logprobs": top_logprobs} if top_logprobs is not None else {}),
                 **({"prefix_reuse": True} if self.reuse_prefix else {}),
             },
             "n_threads": self.n_threads,
@@ -253,9 +273,15 @@ class Local:
         }
         return Completion(text, usage.get("prompt_tokens"), usage.get("completion_tokens"), seconds, 0, prov)
 
-    def __call__(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None) -> str:
+    def __call__(
+        self,
+        prompt: str,
+        schema: dict | None = None,
+        max_tokens: int | None = None,
+        top_logprobs: int | None = None,
+    ) -> str:
 
-        done = self.complete(prompt, schema, max_tokens)
+        done = self.complete(prompt, schema, max_tokens, top_logprobs)
         LEDGER.add(self.model, "live", done)
         return done.text
 

@@ -4,7 +4,8 @@ Every function takes plain arguments, draws one figure and returns it, so a note
 before a widget wraps it. One namespace, four modules:
 
 - :mod:`labkit.plots.figures` — retrieval and answers per slice, k and position (chapters 00 to 05, 07);
-- :mod:`labkit.plots.verdicts` — judges against labels, and what a strategy costs for what it passes (06, 09);
+- :mod:`labkit.plots.verdicts` — judges against labels, rerankers against relevance, what a strategy costs
+  (06, 04b, 09);
 - :mod:`labkit.plots.svg` — small charts drawn as SVG text in about a millisecond (03's gains and discounts);
 - :mod:`labkit.plots.pictures` — the explorers' pictures made of them (01, 05, 07, 09).
 

@@ -1,4 +1,4 @@
-"""Judges against labels, and what a strategy costs for what it passes (chapters 06 and 09)."""
+"""Judges against labels, rerankers against relevance, and what a strategy costs for what it passes (06, 04b, 09)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 
 from labkit.plots.figures import BLUE, GREY, ORANGE
 
-__all__ = ["plot_judges", "plot_cost_quality", "plot_label_budget"]
+__all__ = ["plot_judges", "plot_cost_quality", "plot_label_budget", "plot_score_split"]
 
 
 def _interval(text: str, where: str) -> tuple[float, float]:
@@ -99,4 +99,29 @@ def plot_label_budget(table, title: str | None = None) -> Figure:
     ax.legend(fontsize=7, frameon=False)
     fig.tight_layout()
     plt.close(fig)
+    return fig
+
+
+def plot_score_split(scores: dict[str, tuple[Sequence[float], Sequence[float]]], title: str | None = None) -> Figure:
+    """One panel per reranker: the histogram of its scores for relevant candidates against the others. A reranker
+    that can order them puts the two apart; two piles on top of each other cannot be sorted by any threshold.
+    ``scores``: ``{name: (scores of relevant candidates, scores of the others)}``."""
+    if not isinstance(scores, dict) or not scores:
+        raise ValueError("scores must be a non-empty dict {reranker: (relevant scores, other scores)}")
+    fig, axes = plt.subplots(1, len(scores), figsize=(4.2 * len(scores), 2.8), squeeze=False)
+    for ax, (name, pair) in zip(axes[0], scores.items(), strict=True):
+        if not isinstance(pair, tuple | list) or len(pair) != 2 or not len(pair[0]) or not len(pair[1]):
+            raise ValueError(f"scores[{name!r}] must be (relevant scores, other scores), both non-empty")
+        rel, other = [float(x) for x in pair[0]], [float(x) for x in pair[1]]
+        lo, hi = min(rel + other), max(rel + other)
+        bins = [lo + (hi - lo) * i / 20 for i in range(21)] if hi > lo else 10
+        ax.hist(other, bins=bins, color=GREY, alpha=0.7, label=f"not relevant ({len(other)})", density=True)
+        ax.hist(rel, bins=bins, color=ORANGE, alpha=0.6, label=f"relevant ({len(rel)})", density=True)
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("score", fontsize=8)
+        ax.set_yticks([])
+        ax.legend(fontsize=7, frameon=False)
+    fig.suptitle(title or "scores of relevant and other candidates", fontsize=10)
+    fig.tight_layout()
+    plt.close(fig)  # shown once, as the cell's value
     return fig

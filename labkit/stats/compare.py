@@ -9,7 +9,8 @@ question:
   intervals as "no difference": :func:`diff_ci` is the test, the overlap is not).
 - Two groups of **different** queries (the easy slice against the hard slice): :func:`diff_ci` with
   ``paired=False`` (each group resampled on its own); for two proportions, :func:`newcombe` (Newcombe's hybrid
-  score interval, built from the two Wilson intervals, right at 0/n and n/n).
+  score interval, built from the two Wilson intervals, right at 0/n and n/n); for two proportions on the
+  **same** items (a hit with and without a reranker), :func:`paired_newcombe`.
 - "A suffers more than B" (a model loses more from short to long prompts than another): that is a difference
   of differences, :func:`interaction_ci`, never two separate tests, one resolved and one not.
 - A p-value, where a chapter reports one: :func:`permutation_p`, exact for small samples.
@@ -30,7 +31,8 @@ from typing import Any
 from labkit import SEED, args
 from labkit.stats.intervals import bootstrap_ci, wilson
 
-__all__ = ["diff_ci", "newcombe", "permutation_p", "holm", "interaction_ci", "compare_many", "MAX_EXACT"]
+__all__ = ["diff_ci", "newcombe", "paired_newcombe", "permutation_p", "holm", "interaction_ci", "compare_many",
+           "MAX_EXACT"]  # fmt: skip
 
 MAX_EXACT = 2**16
 """Up to this many rearrangements :func:`permutation_p` enumerates them all (an exact p); beyond, it samples."""
@@ -78,13 +80,50 @@ def diff_ci(
 
 def newcombe(x1: int, n1: int, x2: int, n2: int, level: float = 0.95) -> tuple[float, float, float]:
     """``(p1 - p2, low, high)`` for two independent proportions: Newcombe's hybrid score interval (1998, method
-    10), built from each proportion's Wilson interval. For the same items judged twice, use :func:`diff_ci`
-    on the 0/1 values with ``paired=True`` instead."""
+    10), built from each proportion's Wilson interval. For the same items judged twice, use
+    :func:`paired_newcombe` instead."""
     p1, l1, u1 = wilson(x1, n1, level)
     p2, l2, u2 = wilson(x2, n2, level)
     d = p1 - p2
     low = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
     high = d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    return d, max(-1.0, low), min(1.0, high)
+
+
+def _zero_one(name: str, values: Any) -> list[int]:
+    out = args.numbers(name, values, allow_empty=False)
+    bad = next((i for i, v in enumerate(out) if v not in (0, 1)), None)
+    if bad is not None:
+        raise ValueError(f"{name}[{bad}] is {out[bad]!r}: give 0/1 outcomes (a hit, a right answer), one per item")
+    return [int(v) for v in out]
+
+
+def paired_newcombe(a: Sequence[Any], b: Sequence[Any], level: float = 0.95) -> tuple[float, float, float]:
+    """``(mean(a) - mean(b), low, high)`` for two 0/1 outcomes of the **same** items (a hit with and without a
+    reranker, per query): Newcombe's score interval for paired proportions (Newcombe 1998, Stat Med 17:2635,
+    method 10), built from the two Wilson intervals and the correlation of the pairs.
+
+    Unlike a bootstrap of the per-item differences, it never collapses: when no item changed (no discordant
+    pair) the difference is 0 and the interval still bounds it, wider for fewer items.
+    """
+    x, y = _zero_one("a", a), _zero_one("b", b)
+    if len(x) != len(y):
+        raise ValueError(f"a has {len(x)} items and b {len(y)}: paired outcomes need one value per item in each")
+    n = len(x)
+    both = sum(1 for i, j in zip(x, y, strict=True) if i and j)
+    only_a = sum(1 for i, j in zip(x, y, strict=True) if i and not j)
+    only_b = sum(1 for i, j in zip(x, y, strict=True) if j and not i)
+    neither = n - both - only_a - only_b
+    p1, l1, u1 = wilson(both + only_a, n, level)
+    p2, l2, u2 = wilson(both + only_b, n, level)
+    num = both * neither - only_a * only_b
+    if num > 0:
+        num = max(num - n / 2, 0.0)  # Newcombe's continuity adjustment of a positive correlation
+    den = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
+    phi = num / math.sqrt(den) if den else 0.0
+    d = p1 - p2
+    low = d - math.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0))
+    high = d + math.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0))
     return d, max(-1.0, low), min(1.0, high)
 
 

@@ -155,7 +155,7 @@ CONDITIONS = (
 
 
 def reference_numbers(reference: str) -> list[str]:
-    """The numbers of a hand-written reference answer (``"45 days."`` -> ``["45"]``)."""
+    """The numbers of an authored reference answer (``"45 days."`` -> ``["45"]``)."""
     return numbers(reference)
 
 

@@ -253,7 +253,7 @@ def per_query(queries, k: int = 10) -> Any:
 
     ``hit@k (thr 3)`` is 1 when a chunk holding a grade-3 span whole is in the top ``k``: it counts each query's
     evidence once, where R@k divides by every chunk touching a gold span (a generated question has one target
-    chunk, a hand-written one often several, so R@k alone would compare unlike things).
+    chunk, an authored one often several, so R@k alone would compare unlike things).
 
     ``overlap`` is the word Jaccard between the question and its best gold chunk (the highest-graded chunk at the
     handbook's chunking); ``borrowed`` is the share of the question's terms that occur in that chunk

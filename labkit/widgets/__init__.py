@@ -10,6 +10,7 @@ HTML of any state without a browser.
 
 - :mod:`labkit.widgets.rankings`: rankings and their metrics (01 fusion and question box, 03 playground,
   04 cutoff);
+- :mod:`labkit.widgets.rerank`: 04b's reranking explorer (k1, k2, a reranker);
 - :mod:`labkit.widgets.chunks`: 05's chunk grid explorer;
 - :mod:`labkit.widgets.answers`: generated questions, judged claims and what answers cost (02 synthetic sets,
   06 faithfulness, 09 routing and cascade);
@@ -20,11 +21,12 @@ HTML of any state without a browser.
 
 from __future__ import annotations
 
-from labkit.widgets import answers, chunks, labelling, rankings, traces
+from labkit.widgets import answers, chunks, labelling, rankings, rerank, traces
 from labkit.widgets.answers import *  # noqa: F403 - the facade: every explorer is ``widgets.<Name>``
 from labkit.widgets.chunks import *  # noqa: F403
 from labkit.widgets.labelling import *  # noqa: F403
 from labkit.widgets.rankings import *  # noqa: F403
+from labkit.widgets.rerank import *  # noqa: F403
 from labkit.widgets.traces import *  # noqa: F403
 
-__all__ = [*rankings.__all__, *chunks.__all__, *answers.__all__, *traces.__all__, *labelling.__all__]
+__all__ = [*rankings.__all__, *rerank.__all__, *chunks.__all__, *answers.__all__, *traces.__all__, *labelling.__all__]

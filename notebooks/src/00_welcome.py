@@ -61,7 +61,9 @@ docs.groupby("department").agg(documents=("doc id", "count"), words=("words", "s
 print(corpus["hr-remote-work-2025"].text[:700])
 
 # %% [markdown]
-# The labelled queries come in three **slices**: `easy` (synthetic-looking, phrased close to one passage),
+# The labelled queries (all of them written for the workbook by an AI assistant session, with their gold spans
+# and reference answers; not by a person, and not by the local model) come in three **slices**: `easy` (in the
+# style of generated questions, phrased close to one passage),
 # `hard` (built to confuse: look-alike passages, comparisons, two-document questions) and `real` (written the
 # way employees type: short, vague, with typos and follow-ups). Their gold evidence is stored as **character
 # spans** in the documents, so the labels survive any re-chunking (chapter 05).
@@ -237,3 +239,86 @@ llm.usage_table()
 # **Running the workbook.** From a fresh clone, `make lab` creates the virtual environment and opens this
 # notebook in JupyterLab; `make test` runs every test, including a re-execution of every notebook that must
 # reproduce the stored outputs exactly.
+
+# %% [markdown]
+# ## Glossary
+#
+# Every chapter links here the first time it uses one of these terms. *k* is always the number of ranked items
+# read (chunks, or models in chapter 09); a **query** is one labelled question.
+#
+# #### Gold
+#
+# A chunk that holds labelled evidence for a query. Evidence is stored as character spans with a grade (3 states
+# the answer, 2 is needed to compose it, 1 is related), and a chunk's grade is derived from the spans it holds
+# (`chunking.spans_to_qrels`: a whole span gives its grade, part of one gives 1). In chapters 01–05 and 04b a
+# chunk is gold (relevant) when its grade is at least the **threshold** (1 unless a cell says otherwise); chapter
+# 07's triage asks for more, a chunk holding a grade-3 span whole (hit@k at threshold 3), and says so.
+#
+# #### Recall
+#
+# Recall@k: the share of a query's gold chunks that are in its top *k*. A query with no gold chunk has no recall
+# (left out of the mean; trec_eval would count 0). Chapter 03 computes it by hand.
+#
+# #### Hit rate
+#
+# hit@k: 1 if the top *k* holds at least one gold chunk, else 0; **hit rate@k** is its mean over queries, a
+# proportion. Chapter 04.
+#
+# #### RR and MRR
+#
+# RR@k, the reciprocal rank: 1 / the rank of the first gold chunk in the top *k*, 0 if none. **MRR@k** is the mean
+# of RR@k over queries. A table column `RR@10` holding a mean is MRR@10. Chapters 03 and 04.
+#
+# #### nDCG and IDCG
+#
+# DCG@k adds each ranked chunk's grade divided by log2(rank + 1); nDCG@k divides it by the ideal DCG (IDCG), so it
+# lies in [0, 1]. Two conventions for the ideal: **trec_eval's** (the best order of *every* judged chunk; the
+# workbook's default, `idcg="all_judged"`) and **the book's** (the retrieved chunks re-sorted, `idcg="retrieved"`).
+# Chapter 03 shows both and when they differ.
+#
+# #### Evidence recall
+#
+# ER@k: the share of a query's gold spans (grade ≥ 2) that one of its top *k* chunks holds whole. Unlike Recall@k,
+# whose denominator (the gold *chunks*) changes with the chunking, it can be compared across chunkings, at an equal
+# number of words read. Chapter 05.
+#
+# #### Bootstrap interval
+#
+# A 95 % interval for a mean: resample the queries with replacement 2,000 times (seeded), recompute the mean, keep
+# the middle 95 %. For means of graded or continuous values (RR, nDCG, Recall). It collapses to zero width when
+# every query scores the same; read that as "no query differed", not as certainty. Chapter 03.
+#
+# #### Wilson interval
+#
+# A 95 % interval for a proportion (hit rate, a share of right answers, TPR): it stays inside [0, 1] and keeps a
+# width at 0/n and n/n, where the textbook p ± 1.96·√(p(1−p)/n) collapses or leaves [0, 1]. Chapter 03.
+#
+# #### Paired interval
+#
+# Two systems on the **same** queries are compared by the interval of their per-query difference (a bootstrap of
+# the differences; for 0/1 outcomes Newcombe's paired score interval): each query's difficulty cancels in its own
+# difference, so it is narrower than either system's interval. Never compare two systems by whether their own
+# intervals overlap. Different queries (two slices): an unpaired interval. Chapters 03 and 04b.
+#
+# #### TPR and TNR
+#
+# A judge (or a cheap check) against labels: **TPR** is the share of truly passing items it passes, **TNR** the
+# share of truly failing items it fails. Youden's J = TPR + TNR − 1 (0 is a coin). Chapter 06, which also uses
+# them to correct a judge's pass rate (Rogan–Gladen).
+#
+# #### Kappa
+#
+# Cohen's κ: how much two raters agree beyond the agreement their label frequencies alone would produce (1
+# perfect, 0 chance). It can be near 0 while raw agreement is high, when one label dominates (the prevalence
+# trap, chapter 02). Fleiss' κ for more than two raters (a class, chapter 06). Chapters 02, 06, 07.
+#
+# ### What every reported number carries
+#
+# A figure without these cannot be compared with anyone else's, so the chapters print them beside it:
+#
+# * the **metric and its k** (nDCG@10, not "nDCG"), and for stage 2 both depths (k1, k2);
+# * the **threshold** that makes a chunk relevant, and for nDCG the **IDCG convention**;
+# * what happened to **queries with nothing relevant** (left out of recall's mean, or counted as 0);
+# * the **tie rule** (trec_eval's: score descending, then document id descending; a reranker's: stage 1's order);
+# * the **split** (dev to choose, test to report) and the **slice**, with *n*;
+# * the **interval** and which kind (bootstrap, Wilson, paired), and how many comparisons a table scans.

@@ -78,10 +78,10 @@ print(fused_lib, "| inputs unchanged:", bm25_toy == before)
 # %% [markdown]
 # ## The handbook: three real retrievers
 #
-# We cut the handbook into chunks of 128 words with 32 words of overlap (chapter 05 tunes this), index them
-# with BM25 and with MiniLM embeddings, and fuse the two. Gold chunk labels are derived from the queries'
-# character spans for this chunking (`spans_to_qrels`: a chunk holding a whole gold span gets its grade, a chunk
-# holding part of it gets 1). Each retriever's top 100 for every labelled query is computed once (`runs`);
+# We cut the handbook into chunks of 128 words with 32 words of overlap (chapter 05 tunes this), index them with BM25
+# and with MiniLM embeddings, and fuse the two. [Gold](00_welcome.ipynb#Gold) chunk labels are derived from the
+# queries' character spans for this chunking (`spans_to_qrels`: a chunk holding a whole gold span gets its grade, a
+# chunk holding part of it gets 1). Each retriever's top 100 for every labelled query is computed once (`runs`);
 # fusion, evaluation and the sliders below only re-rank those lists.
 
 # %%
@@ -104,7 +104,7 @@ print(f"{len(chunks)} chunks from {len(corpus)} documents; {len(queries)} labell
 # %% [markdown]
 # **Which text is searched.** Every retriever is given `q.search_text`. For almost every query that is the
 # question as written. The conversational follow-ups of the `real` slice (*"till what time?"*) mean nothing on
-# their own, so they are searched with a standalone **rewrite handwritten by the query authors** (the
+# their own, so they are searched with a standalone **rewrite written by the query authors** (the
 # `rewritten` field of `data/queries.jsonl`): the output a good query-rewriting step would produce. Every number
 # in this chapter is therefore that of a system whose rewriter is perfect; chapter 08 measures what retrieving
 # with the follow-up as typed costs.
@@ -113,7 +113,7 @@ print(f"{len(chunks)} chunks from {len(corpus)} documents; {len(queries)} labell
 from collections import Counter
 
 rewritten = [q for q in queries if q.rewritten]
-print(f"{len(rewritten)} of {len(queries)} queries are searched with a handwritten rewrite "
+print(f"{len(rewritten)} of {len(queries)} queries are searched with the authors' rewrite "
       f"(slice x kind: {dict(Counter((q.slice, q.kind) for q in rewritten))})")
 example = rewritten[0]
 print("history: ", example.history)
@@ -202,10 +202,15 @@ why.round(5)
 #
 # ## Measured per slice
 #
-# Anecdotes pick winners; the labelled queries count them. Each retriever's top 10, and the RRF fusion (*c* = 60,
-# the paper's value, equal weights) of the two top-100 lists cut at 10, scored per query with Recall@10 and
-# nDCG@10 (trec_eval's IDCG), then averaged per slice. The slices are small (the `n` column), so each mean gets
-# a bootstrap 95% interval (`stats.group_means_ci`, 2,000 resamples of the slice's queries):
+# Anecdotes pick winners; the labelled queries count them. Each retriever's top 10, and the RRF fusion (*c* = 60, the
+# paper's value, equal weights) of the two top-100 lists cut at 10, scored per query with
+# **[Recall@10](00_welcome.ipynb#Recall)** (the share of the query's relevant chunks that are in the top 10) and
+# **[nDCG@10](00_welcome.ipynb#nDCG-and-IDCG)** (a graded score in [0, 1] that rewards putting the most relevant
+# chunks first; trec_eval's IDCG), then averaged per slice. Chapter 03 defines both and computes them by hand; here
+# they are only read. The slices are small (the `n` column), so each mean gets a
+# **[bootstrap](00_welcome.ipynb#Bootstrap-interval)** 95% interval (`stats.group_means_ci`: resample the slice's
+# queries with replacement 2,000 times and keep the middle 95% of the means; chapter 03 says when a
+# [Wilson](00_welcome.ipynb#Wilson-interval) interval is the better choice):
 
 # %%
 import pandas as pd
@@ -249,10 +254,10 @@ print(f"per query: {counted.iloc[:, 0].mean():.2f} relevant chunks against {coun
       "chunks")  # fmt: skip
 
 # %% [markdown]
-# We keep Recall@10 as trec_eval defines it on these labels (so it matches every other tool), and report beside
-# it a measure that counts each query's evidence once: **hit@10 (thr 3)**, 1 if a chunk holding a grade-3 span
-# whole is in the top 10, else 0 (chapter 04 defines hit rate). It ignores pieces and duplicates. Per slice and
-# retriever, with Wilson intervals (it is a proportion; chapter 03):
+# We keep Recall@10 as trec_eval defines it on these labels (so it matches every other tool), and report beside it a
+# measure that counts each query's evidence once: **[hit@10](00_welcome.ipynb#Hit-rate) (thr 3)**, 1 if a chunk
+# holding a grade-3 span whole is in the top 10, else 0 (chapter 04 defines hit rate). It ignores pieces and
+# duplicates. Per slice and retriever, with Wilson intervals (it is a proportion; chapter 03):
 
 # %%
 answer_hit = pd.concat(
@@ -269,10 +274,10 @@ stats.fmt_ci_table(hit_table.rename(columns=lambda c: c.replace("hit@10", "hit@1
 # the evidence-level figure goes beside the chunk-level one wherever slices or configurations are compared.
 #
 # ### Query by query
-# On Recall@10 the three intervals overlap within every slice. That alone does not mean the retrievers tie: the
-# same queries are scored by all three, so the sharper question is the **paired** one, query by query: how much
-# higher is one retriever's score than another's on the same query, and is the interval of that difference
-# clear of 0?
+# On Recall@10 the three intervals overlap within every slice. That alone does not mean the retrievers tie: the same
+# queries are scored by all three, so the sharper question is the **[paired](00_welcome.ipynb#Paired-interval)** one,
+# query by query: how much higher is one retriever's score than another's on the same query, and is the interval of
+# that difference clear of 0?
 
 # %%
 wide = items.reset_index().pivot_table(index=["qid", "slice"], columns="retriever", values=["R@10", "nDCG@10"])
@@ -314,8 +319,8 @@ verdicts.unstack("slice")
 # has the rules). On this corpus:
 #
 # * on `easy`, whose questions reuse the words of their passage, **BM25 is ahead of dense** on nDCG@10 (on
-#   Recall@10 before Holm only); the synthetic slice flatters keyword search, and the difference between fusion
-#   and BM25 is not resolved there;
+#   Recall@10 before Holm only); the generated-style `easy` slice flatters keyword search, and the difference
+#   between fusion and BM25 is not resolved there;
 # * **fusion is ahead of dense** on nDCG@10 in every slice, and on Recall@10 in `hard` (in `easy` and `real`
 #   before Holm only);
 # * on `hard` and `real`, fusion's lead over BM25 on Recall@10 holds before Holm only: the plain intervals

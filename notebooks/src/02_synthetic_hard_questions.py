@@ -28,9 +28,14 @@ llm.reset_usage()
 # The book's recipe extends a small hand-made set with a language model in three steps: **generate**, **make
 # hard**, **filter**.
 #
-# Chapter 01 already showed the danger. The handbook's hand-written slices differ sharply in difficulty: the
-# *easy* questions were written while looking at one passage, the *real* ones imitate how employees ask. The
-# same hybrid retriever, on each slice:
+# Chapter 01 already showed the danger. The handbook's authored slices differ sharply in difficulty: the *easy*
+# questions were written while looking at one passage, the *real* ones imitate how employees ask. The same hybrid
+# retriever, on each slice, with three measures read here and defined later: Recall@10 (chapter 01);
+# **[RR@10](00_welcome.ipynb#RR-and-MRR)**, the reciprocal rank of the first relevant chunk in the top 10 (1/rank, 0
+# if none), whose mean over the questions is **MRR@10** (chapter 04); and **hit@10 (thr 3)**, 1 when a chunk holding a
+# grade-3 span whole is in the top 10. A mean of 0/1 values is a proportion and gets a **Wilson** interval (one that
+# stays inside [0, 1] and does not collapse at 0/n or n/n; chapter 03), the other means a bootstrap interval (chapter
+# 01):
 
 # %%
 import pandas as pd
@@ -130,7 +135,7 @@ print(synth.generate_prompt("…the passage…"))
 
 # %% [markdown]
 # The evidence sentence is what makes a generated question a *labelled* one: we locate it in the document and
-# store it as a **character span**, exactly like the gold of the hand-written queries. The search is exact
+# store it as a **character span**, exactly like the gold of the authored queries. The search is exact
 # first, then ignores case, runs of white space, curly quotes and Markdown emphasis; a quote that cannot be
 # found is **dropped and counted**, never guessed. So are malformed replies, empty fields, quotes under four
 # words (too short to be evidence) and quotes found outside the target chunk.
@@ -215,9 +220,9 @@ for _, r in audit[audit["evidence"] == "no"].head(3).iterrows():
     print(f"- {r['qid']}: {r['why']}")
 
 # %% [markdown]
-# How far two raters agree on the audit, with chance removed (Cohen's κ: 1 is perfect, 0 is what chance alone
-# gives; `stats.kappa_report`, with a bootstrap interval over the rows) and raw (with a Wilson interval, chapter 04
-# explains it), on the 70 rows both audited:
+# How far two raters agree on the audit, with chance removed ([Cohen's κ](00_welcome.ipynb#Kappa): 1 is perfect, 0 is
+# what chance alone gives; `stats.kappa_report`, with a bootstrap interval over the rows) and raw (with a Wilson
+# interval, chapter 04 explains it), on the 70 rows both audited:
 
 # %%
 second_audit = pd.DataFrame(sd.audit_second_rater()).set_index("qid")
@@ -290,9 +295,9 @@ for _, r in hard.sample(4, random_state=labkit.SEED).iterrows():
 #
 # The measure is the one that matters: how well do the retrievers of chapter 01 find each question's gold chunk?
 # Recall@10 and MRR@10 (the mean of RR@10) per set, with bootstrap 95% intervals, for the generated sets beside the
-# hand-written slices, and hit@10 (thr 3) with Wilson intervals: 1 when a chunk holding a grade-3 span whole is in
+# authored slices, and hit@10 (thr 3) with Wilson intervals: 1 when a chunk holding a grade-3 span whole is in
 # the top 10. Recall@10 divides by every chunk that touches a gold span, and a generated question has one target
-# where a hand-written one often has several; hit@10 (thr 3) counts each question's evidence once, so it compares
+# where an authored one often has several; hit@10 (thr 3) counts each question's evidence once, so it compares
 # like with like (chapter 01 has the counts). `borrowed` is the share of a question's words that occur in its gold
 # chunk, and `overlap` their word Jaccard (the source's similarity; small for every set because a chunk has far more
 # words than a question).
@@ -318,7 +323,7 @@ stats.fmt_ci_table(words)
 # Two results, one expected and one not.
 #
 # * **Questions written from one chunk are too easy.** The generated easy set scores R@10 0.89 with BM25 and
-#   with the hybrid retriever. The hand-written real slice scores 0.66 and 0.72. A team that measured only on
+#   with the hybrid retriever. The authored real slice scores 0.66 and 0.72. A team that measured only on
 #   generated questions would report recall some 0.17–0.23 higher than its users get. Part of that gap is the
 #   metric (a generated question has one target chunk to find, a real one often several); by hit@10 (thr 3),
 #   which counts each question's evidence once, the gap is smaller but still there: 0.957 against 0.782 with
@@ -441,8 +446,8 @@ stats.judge_report(as_judge, ["rater keeps (>= 4)"], truth="realistic (label >= 
 # A filter that works keeps a clearly more realistic share than it drops. This one keeps 0.42 against 0.33, and
 # the interval of that difference holds 0 and reaches far on both sides: on 45 questions its cut cannot be told
 # from a random one. Read as a judge against the labels (chapter 06's report), it keeps most realistic
-# questions (TPR) only because it keeps most questions: it drops few of the unrealistic ones (TNR), and its J is
-# close to 0. With a rater that ranked, a 1–5 scale
+# questions ([TPR](00_welcome.ipynb#TPR-and-TNR)) only because it keeps most questions: it drops few of the
+# unrealistic ones (TNR), and its J is close to 0. With a rater that ranked, a 1–5 scale
 # would be fine here, because the rating only serves to **rank and cull**: a shifted or compressed scale still
 # puts the weakest questions at the bottom. A scale would not be fine for measuring an error *rate* of a system
 # ("what share of answers is wrong?"). There a scale invites the rater to hedge in the middle, and a threshold on
@@ -590,7 +595,7 @@ explorer
 #   generator the "hard" questions were no harder; measure it, do not assume it.
 # * Filter: a few-shot rater, measured against held-out hand ratings, culls unrealistic questions. The 1.5B
 #   rater answered 4 to almost everything (rank correlation 0.00), so the measurement says not to use it.
-# * Measure each set with the retrievers, with intervals, beside hand-written and real questions.
+# * Measure each set with the retrievers, with intervals, beside authored and real-style questions.
 #
 # ## Exercises
 #
@@ -604,7 +609,7 @@ check.exercise("2.1", answer_2_1)
 
 # %% [markdown]
 # **2.2** Predict, then run: before looking at the table of scores, write down which you expect to have the
-# higher BM25 Recall@10, the generated easy questions or the hand-written real ones. Then read it off `scores`.
+# higher BM25 Recall@10, the generated easy questions or the authored real ones. Then read it off `scores`.
 
 # %% tags=["solution"]
 answer_2_2 = scores.xs("bm25", level="retriever")["R@10"].loc[["synthetic-easy", "real"]].idxmax()

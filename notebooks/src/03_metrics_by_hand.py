@@ -456,10 +456,11 @@ print(f"A perfect ranking would score P@5 = {ceiling:.4f} on average; BM25 score
 #
 # Writing realistic questions by hand and marking the passage that answers each one is the most trustworthy
 # way to build an evaluation set, and the most expensive: someone must know the documents, write the question,
-# then find and grade the evidence. The source's answer is to extend a hand-written core with questions an LLM
-# generates, makes hard and filters (chapter 02), and to keep the hand-written slice to check the generated
-# ones against. Every query here was written by hand (see `data/README.md`), and even so the labels take a
-# shortcut: the authors marked the passages that answer, not every document the retriever returns.
+# then find and grade the evidence. The source's answer is to extend an authored core with questions an LLM
+# generates, makes hard and filters (chapter 02), and to keep the authored slice to check the generated ones
+# against. Every labelled query here was authored: written for the workbook, with its gold spans, by an AI
+# assistant session (not by a person, not by the local model; see `data/README.md`), and even so the labels
+# take a shortcut: the authors marked the passages that answer, not every document the retriever returns.
 
 # %%
 retrieved = sum(len(docs) for docs in run_back.values())
@@ -725,6 +726,24 @@ by_thr.round(4)
 
 # %%
 check.exercise("3.8", prediction_3_8, by_thr=by_thr)
+
+# %% [markdown]
+# Why R@10 rises while RR@10 and hit@5 fall: RR and hit are means over *every* query, and a stricter threshold
+# can only take hits away (a grade-1 or grade-2 document stops counting). Recall divides by how many relevant
+# documents a query has, and is a mean over the queries that have one. A query with no grade-3 document would
+# leave that mean; how many do here, and how far the denominator shrinks:
+
+# %%
+for thr in (1, 3):
+    per_q = metrics.evaluate(run_back, qrels_back, metrics=("R@10",), thr=thr).per_query["R@10"]
+    n_rel = [sum(g >= thr for g in qrels_back[q].values()) for q in per_q.index]
+    print(f"thr={thr}: R@10 is defined for {per_q.notna().sum()} of {len(per_q)} queries, "
+          f"{sum(n_rel) / max(1, sum(n > 0 for n in n_rel)):.2f} relevant documents per such query")
+
+# %% [markdown]
+# Every query keeps a grade-3 document, so none leaves the mean: the rise comes from the denominator alone. The
+# grade-1 and grade-2 documents that stop counting were found less often than the grade-3 ones (that is what the
+# rise means), so dropping them from numerator and denominator lifts the share found.
 
 # %% [markdown]
 # **3.9** In the playground, the running example is shown with threshold 1. If you move the threshold slider to 3,

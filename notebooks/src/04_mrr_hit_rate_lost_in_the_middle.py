@@ -341,7 +341,8 @@ print(f"GPT-3.5-Turbo (16K), answer at position 1: {turbo_16k[20]:.1f} with 20 d
 #
 # * **80 questions**, sampled (seeded) from those the reference-number rule can judge: one grade-3 gold span,
 #   and the key number of the reference answer written in the gold passage. An answer is right when it states
-#   that number (`correctness.reference_rule`, chapter 07 measured it against rater labels);
+#   that number (`correctness.reference_rule`; it is measured against rater labels just below, and chapter 07
+#   returns to it);
 # * passages are **64-word chunks** (the handbook re-chunked at 64/16), so ten of them are about as long as
 #   five of the chapter's 128-word chunks; the distractors are the fused retriever's best chunks with no gold
 #   evidence, in rank order, as before;

@@ -171,14 +171,16 @@ def normalised(claim):
 
 repeats = dev_answers["atomic"].map(lambda c: len({normalised(x) for x in c}) < len(c))
 print(f"atomic lists that repeat a claim word for word: {int(repeats.sum())} of {len(dev_answers)}")
-for label, idx in (("a list with repeats", repeats.idxmax()), ("the longest list", counts["atomic claims"].idxmax())):
+token_answer = dev_answers["answer"].str.contains("token", case=False).idxmax()  # the first answer about tokens
+for label, idx in (("an answer about tokens", token_answer), ("a list with repeats", repeats.idxmax()),
+                   ("the longest list", counts["atomic claims"].idxmax())):  # fmt: skip
     example = dev_answers.loc[idx]
     print(f"\n{label}; answer: {example['answer']}")
     for claim in example["atomic"]:
         print("  -", claim)
 
 # %% [markdown]
-# Some splits are what we wanted (the token answer becomes two claims, one per token). But the 1.5B splitter
+# Some splits are what we wanted (see the answer about tokens above: one claim per token). But the 1.5B splitter
 # also pads: it repeats one fact several times, and in the longest list it adds general statements ("Engineering
 # is a department responsible for ...") that the answer never made — a judge would then check claims nobody
 # wrote. Atomic claims make one verdict mean one fact only when the splitter is itself checked; with this
@@ -667,7 +669,7 @@ swap_summary(swap)
 
 # %% [markdown]
 # `declines` counts answers that say they do not know; `states_gold_number` counts, among the `with_number`
-# questions whose hand-written reference answer has a number, the answers containing every one of its numbers.
+# questions whose authored reference answer has a number, the answers containing every one of its numbers.
 #
 # With swapped passages, the lenient reader never declines, and states the reference number once in 38: it
 # answers anyway, from general knowledge at best (API-429 is "Too Many Requests" in HTTP) and by **invention**

@@ -73,7 +73,7 @@ print("fix first:", triage.priority(triage.triage(rows)))
 # a mere piece of it belongs with the retrieval failures, not with the generator's.
 #
 # **What "passed" means.** Each answer was labelled `right`, `partly`, `wrong` or `declined` against the
-# query's hand-written reference answer and gold spans; only `right` passes. The labels are the yardstick for
+# query's authored reference answer and gold spans; only `right` passes. The labels are the yardstick for
 # everything below, so look at how they were made first.
 
 # %%
@@ -318,7 +318,7 @@ right = {name: (row.OK + row.LUCKY) / row.n for name, row in gap.iterrows()}
 print("answers right:", {name: f"{v:.1%}" for name, v in right.items()})
 
 # %% [markdown]
-# Read the slices apart: the synthetic `easy` questions, phrased like one passage, are mostly `OK`, and an
+# Read the slices apart: the generated-style `easy` questions, phrased like one passage, are mostly `OK`, and an
 # end-to-end score over all slices would be pulled up by them. On `hard` and `real` questions both stages fail
 # often, and the printout says whether the traces can tell which one fails more.
 #

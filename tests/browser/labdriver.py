@@ -696,6 +696,28 @@ def chunk_grid_explorer(page, stem: str = CH05_STEM) -> ExplorerPage:
     return ExplorerPage(page, stem, explorer, timeout=GRID_TIMEOUT_S)
 
 
+# ---------------------------------------------------------------- chapter 04b
+
+CH04B_STEM = "04b_reranking"
+
+
+@functools.cache
+def ch04b_data():
+    """What 04b's explorer shows: rerank_study.explorer_data(), computed once per session (the learned reranker's
+    features and training, the model reranker's replayed scores: ~15 s)."""
+    from labkit.studies import rerank_study as rs
+
+    return rs.explorer_data()
+
+
+def rerank_explorer(page, stem: str = CH04B_STEM) -> ExplorerPage:
+    """04b's RerankExplorer as the notebook opens it: the model reranker, k1 = 10, k2 = 3, the first question."""
+    from labkit import widgets
+    from labkit.studies import rerank_study as rs
+
+    return ExplorerPage(page, stem, widgets.RerankExplorer(ch04b_data(), k1=10, k2=3, reranker=rs.MODEL))
+
+
 # ---------------------------------------------------------------- chapter 07
 
 CH07_STEM = "07_triage"

@@ -300,6 +300,7 @@ class Chapter:
 
 FUSION_C, MOVED_DOWN, MOVED_UP = "RRF constant c", grades_text([3, 1, 0, 2, 0, 1]), grades_text([0, 3, 1, 2, 0, 1])
 TRIAGE_K, ROUTING_K = "k (chunks read)", "k (chunks in the prompt)"
+K1 = "k1 (stage 1)"
 
 CHAPTERS = [
     Chapter("00_welcome", [
@@ -376,6 +377,21 @@ CHAPTERS = [
         Select("question", "question", last_question),
         Expect("the question is not shown", lambda shown, state: state["question"] in shown["output"][0]),
     ], warm=ld.ch04_runs),
+    Chapter("04b_reranking", [
+        Open(ld.rerank_explorer, shows=(readout(K1, "10"), chosen("1.5B yes/no"))),
+        Shot(),
+        Slide("k2 (kept)", "ArrowRight", "k2", 5, "5"),
+        # the model reranker was recorded at k1 = 10 only: the slider stands there, greyed; a key press does not move it
+        Slide(K1, "ArrowRight", "k1", 10, "10", check=False),
+        Toggle("lambdarank", "reranker", shows=(chosen("lambdarank"),)),
+        Slide(K1, "ArrowRight", "k1", 20, "20"),
+        Slide(K1, "End", "k1", 100, "100"),  # a deeper stage 1: the ceiling rises, the cost line stays at 0 requests
+        # back to the model: k1 returns to its one recorded value, no error on the way
+        Toggle("1.5B yes/no", "reranker", sets=(("k1", 10),), shows=(readout(K1, "10"), chosen("1.5B yes/no"))),
+        Select("question", "qid", lambda ex: list(ex.explorer.data["questions"])[-1]),
+        Expect("the question is not shown",
+               lambda shown, state: ld.ch04b_data()["questions"][state["qid"]] in shown["ranks"][0]),
+    ], warm=ld.ch04b_data),
     Chapter("05_chunk_grid", [
         # SelectionSliders: a key press moves one option, the readout shows its label. Run All has built all nine
         # chunkings in the kernel; one it had not would take 1-3 s, hence the longer poll (GRID_TIMEOUT_S)
