@@ -190,3 +190,23 @@ def test_llama_cpp_server_answers_like_the_in_process_model(tmp_path):
         proc.terminate()
         proc.wait(timeout=30)
         log.close()
+
+
+@pytest.mark.llm
+@llm_installed
+def test_top_logprobs_are_reproduced_by_the_local_model():
+    # chapter 04b's reranker requests were recorded with prefix reuse, so their floats may differ in the last
+    # digits from a fresh computation; the first token and every listed log-probability must agree closely
+    from labkit.llm.lines import read_logprobs
+
+    path = llm.cassette_path(llm.DEFAULT_MODEL)
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [r for r in rows if r.get("options", {}).get("top_logprobs")][:2]
+    assert rows, "no top_logprobs recordings (plan 04b-rerank)"
+    client = local.Local(llm.DEFAULT_MODEL)
+    for row in rows:
+        done = client.complete(row["prompt"], max_tokens=1, top_logprobs=row["options"]["top_logprobs"])
+        got, want = read_logprobs(done.text), read_logprobs(row["response"])
+        assert json.loads(done.text)["token"] == json.loads(row["response"])["token"]
+        assert got[0][0] == want[0][0] and abs(got[0][1] - want[0][1]) < 0.05, (got[:3], want[:3])
+        assert done.provenance["params"]["top_logprobs"] == row["options"]["top_logprobs"]
