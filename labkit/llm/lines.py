@@ -57,6 +57,8 @@ def logprob_text(token: str, top: list[tuple[str, float]]) -> str:
 
 def read_logprobs(text: str, where: str = "the response") -> list[tuple[str, float]]:
     """``[(token, logprob), ...]`` from :func:`logprob_text`'s JSON; a clear error for anything else."""
+    if not isinstance(text, str):
+        raise ValueError(f"{where} must be the recorded response text (a JSON string), got {type(text).__name__}")
     try:
         obj = json.loads(text)
         top = obj["top_logprobs"]
