@@ -35,10 +35,10 @@ EXERCISES: dict[str, Exercise] = {
         objects={"scores": "the per-set table of Recall@10 with intervals (group_means_ci by set and retriever)"},
     ),
     "2.3": Exercise(
-        "the rater's exact agreement with the held-out hand ratings (a share, e.g. 0.4)",
+        "the rater's exact agreement with the held-out reference ratings (a share, e.g. 0.4)",
         lambda heldout: round(float((heldout["model"] == heldout["rating"]).mean()), 3),
-        "the share of held-out questions where the model's rating equals the hand rating (unreadable replies count "
-        "as disagreements)",
+        "the share of held-out questions where the model's rating equals the reference rating (unreadable replies "
+        "count as disagreements)",
         objects={"heldout": "the held-out realism labels with the model's rating in the column 'model'"},
     ),
     "2.4": Exercise(

@@ -3,11 +3,11 @@
 #
 # **You will learn** to build a retrieval test set when no real users exist yet: ask a language model for a
 # question from each chunk, see why those questions are too easy, make harder ones with look-alike
-# "distractor" chunks, and filter out unrealistic ones with a few-shot rater that you first check against hand
-# ratings. Every step is measured on the handbook, with intervals.
+# "distractor" chunks, and filter out unrealistic ones with a few-shot rater that you first check against a
+# rater's ratings. Every step is measured on the handbook, with intervals.
 #
 # Source: section 7.2 of the chapter notes. Every question below was written by a real local model
-# (Qwen2.5-Coder 1.5B Instruct on llama.cpp), recorded once and replayed (`data/llm/`). The hand ratings in
+# (Qwen2.5-Coder 1.5B Instruct on llama.cpp), recorded once and replayed (`data/llm/`). The reference ratings in
 # `data/synth/` were written by an AI assistant session against a written rubric, not by people: the file's
 # README says so, and so does every agreement figure here.
 
@@ -25,7 +25,7 @@ llm.reset_usage()
 #
 # To measure a retriever you need queries, each tied to the chunk that holds its answer (the **gold** chunk).
 # Writing real questions by hand and mapping each to its gold is the most faithful way, and the most expensive.
-# The book's recipe extends a small hand-made set with a language model in three steps: **generate**, **make
+# The book's recipe extends a small authored set with a language model in three steps: **generate**, **make
 # hard**, **filter**.
 #
 # Chapter 01 already showed the danger. The handbook's authored slices differ sharply in difficulty: the *easy*
@@ -579,7 +579,7 @@ explorer
 # * **Labels tied to one chunking.** Store the evidence as character spans; derive chunk labels for each
 #   chunking (`spans_to_qrels`).
 # * **Guessed spans.** A quote that cannot be found is dropped and counted, never mapped to the nearest text.
-# * **An unmeasured filter.** Check the rater against held-out hand ratings before letting it cull.
+# * **An unmeasured filter.** Check the rater against held-out reference ratings before letting it cull.
 # * **A 1–5 scale for error rates.** Fine for ranking and culling; use binary labels to measure a rate.
 # * **Throwing away the distractors.** Keep them with each row: they explain the retriever's failures.
 # * **Trusting a located quote.** It proves the text exists, not that it answers the question. Audit a sample
@@ -593,7 +593,7 @@ explorer
 #   Generated questions are too easy (R@10 about 0.89 against 0.72 on real questions), as the source warns.
 # * Make hard: show the model look-alike chunks and ask for a question only the target answers. With a 1.5B
 #   generator the "hard" questions were no harder; measure it, do not assume it.
-# * Filter: a few-shot rater, measured against held-out hand ratings, culls unrealistic questions. The 1.5B
+# * Filter: a few-shot rater, measured against held-out reference ratings, culls unrealistic questions. The 1.5B
 #   rater answered 4 to almost everything (rank correlation 0.00), so the measurement says not to use it.
 # * Measure each set with the retrievers, with intervals, beside authored and real-style questions.
 #
@@ -618,7 +618,7 @@ answer_2_2 = scores.xs("bm25", level="retriever")["R@10"].loc[["synthetic-easy",
 check.exercise("2.2", answer_2_2, scores=scores)
 
 # %% [markdown]
-# **2.3** What share of the 45 held-out questions did the model rate exactly as the hand rating (an unreadable
+# **2.3** What share of the 45 held-out questions did the model rate exactly as the reference rating (an unreadable
 # reply counts as a disagreement)?
 
 # %% tags=["solution"]
