@@ -488,16 +488,28 @@ for op, g in built.groupby("operation", sort=False):
     print(f"\n{op}: {example['claim']}" + (f"\n    ({example['detail'][:120]})" if example["detail"] else ""))
 
 # %% [markdown]
-# The judges that need no model, on all 420: each cell is the share the judge gets right, per operation, with a
-# Wilson interval (read as its TPR for the kept claims, its TNR for the altered ones). The verdicts of the 1.5B and
-# 0.5B judges on these claims are not recorded yet (plans `06-construction-1.5b` and `-0.5b` in
-# `data/llm/README.md`); this table will gain their columns when they are.
+# The 0.5B judge and the two judges that need no model, on all 420: each cell is the share the judge gets right,
+# per operation, with a Wilson interval (read as its TPR for the kept claims, its TNR for the altered ones). The
+# 1.5B judge's verdicts on these claims are still being recorded (plan `06-construction-1.5b` in
+# `data/llm/README.md`); the table gains its column when they are.
 
 # %%
 by_construction = calibration.verdict_table(
-    built.to_dict("records"), {"lexical": faithfulness.lexical_judge, "always supported": faithfulness.always_supported}
+    built.to_dict("records"),
+    {"0.5B": judge_05, "lexical": faithfulness.lexical_judge, "always supported": faithfulness.always_supported},
 )
-calibration.by_operation(by_construction, ["lexical", "always supported"])
+calibration.by_operation(by_construction, ["0.5B", "lexical", "always supported"])
+
+# %%
+print("0.5B verdicts on the 420:", by_construction["0.5B"].value_counts().to_dict())
+
+# %% [markdown]
+# The 0.5B column looks like a judge that sees every alteration (TNR 0.93 to 1.00 on each kind) and is nothing of
+# the sort: it calls almost every claim unsupported (the count above), so it also rejects the claims that are
+# supported by construction (TPR 0.02 on the kept sentences). A TNR per operation means something only beside the
+# TPR; the 0.5B's Youden J is near 0, a coin that lands "unsupported". It is the same judge as on the
+# rater-labelled claims (TPR 0.05 on dev and 0.02 on test in the judge tables above): the construction set shows
+# that its high TNR is no sign of seeing anything, alteration by alteration.
 
 # %% [markdown]
 # Where the lexical rule is blind is now a fact about the rule, not about a rater. It wants every number of the
@@ -511,16 +523,19 @@ calibration.by_operation(by_construction, ["lexical", "always supported"])
 # two proportions (TPR minus the swapped rows' pass rate) with Newcombe's interval (`stats.newcombe`):
 
 # %%
-lex_ok = (by_construction["lexical"] == "supported") == (by_construction["label"] == "supported")
 kept_rows, swapped_rows = (by_construction["operation"] == op for op in ("table-kept", "swap"))
-tpr_table, tnr_table = lex_ok[kept_rows].sum(), lex_ok[swapped_rows].sum()
-diff = stats.newcombe(int(tpr_table), int(kept_rows.sum()), int((~lex_ok[swapped_rows]).sum()), int(swapped_rows.sum()))
-print(f"table sentences: TPR {tpr_table}/{kept_rows.sum()}, TNR {tnr_table}/{swapped_rows.sum()}; "
-      f"J = TPR - (1 - TNR) = {stats.fmt_ci(*diff, digits=2)}")  # fmt: skip
+for judge_name in ("lexical", "0.5B"):
+    right_rows = (by_construction[judge_name] == "supported") == (by_construction["label"] == "supported")
+    tpr_table, tnr_table = right_rows[kept_rows].sum(), right_rows[swapped_rows].sum()
+    diff = stats.newcombe(int(tpr_table), int(kept_rows.sum()), int((~right_rows[swapped_rows]).sum()),
+                          int(swapped_rows.sum()))  # fmt: skip
+    print(f"{judge_name}, table sentences: TPR {tpr_table}/{kept_rows.sum()}, TNR {tnr_table}/{swapped_rows.sum()}; "
+          f"J = TPR - (1 - TNR) = {stats.fmt_ci(*diff, digits=2)}")  # fmt: skip
 
 # %% [markdown]
-# J's interval holds 0: on table rows the lexical rule cannot tell a swapped value from the right one, which is
-# the very failure chapter 06's reader makes. The rater labels said the same, less sharply (the lexical rule's
+# Both intervals hold 0: on table rows neither the lexical rule nor the 0.5B can tell a swapped value from the
+# right one (the lexical rule rejects most table sentences, the 0.5B nearly all), which is the very failure
+# chapter 06's reader makes. The rater labels said the same, less sharply (the lexical rule's
 # TNR was lowest on the written *altered-entity* claims, in the previous section), and they could not say
 # *why*; the construction set can, one operation at a time.
 #
@@ -741,7 +756,8 @@ explorer.result
 #   like the target (the lexical rule's TNR runs from 0.11 on swapped entities to 0.85 on added facts).
 # * Labels have raters: here an AI assistant against a rubric, checked by a second one (κ 0.94 on 80 claims).
 #   Claims labelled **by construction** need no rater and show what each judge cannot see: the lexical rule
-#   misses every changed unit and negation, and cannot tell a swapped table row from the right one. Your own
+#   misses every changed unit and negation, and cannot tell a swapped table row from the right one; the 0.5B
+#   "catches" every alteration only by rejecting nearly every claim, true ones included (TPR 0.02). Your own
 #   labels can calibrate the judge; even 200 labels leave a corrected rate about ±0.13.
 # * Relevance is a separate axis: a cheap check in code when the question names an entity, a model otherwise.
 # * Context swapping tells grounding from memory; the fix is a prompt that allows "I don't know".
