@@ -488,22 +488,28 @@ for op, g in built.groupby("operation", sort=False):
     print(f"\n{op}: {example['claim']}" + (f"\n    ({example['detail'][:120]})" if example["detail"] else ""))
 
 # %% [markdown]
-# The 0.5B judge and the two judges that need no model, on all 420: each cell is the share the judge gets right,
-# per operation, with a Wilson interval (read as its TPR for the kept claims, its TNR for the altered ones). The
-# 1.5B judge's verdicts on these claims are still being recorded (plan `06-construction-1.5b` in
-# `data/llm/README.md`); the table gains its column when they are.
+# The two model judges and the two judges that need no model, on all 420: each cell is the share the judge gets
+# right, per operation, with a Wilson interval (read as its TPR for the kept claims, its TNR for the altered ones).
 
 # %%
 by_construction = calibration.verdict_table(
     built.to_dict("records"),
-    {"0.5B": judge_05, "lexical": faithfulness.lexical_judge, "always supported": faithfulness.always_supported},
-)
-calibration.by_operation(by_construction, ["0.5B", "lexical", "always supported"])
+    {"1.5B": judge_15, "0.5B": judge_05, "lexical": faithfulness.lexical_judge,
+     "always supported": faithfulness.always_supported},
+)  # fmt: skip
+calibration.by_operation(by_construction, ["1.5B", "0.5B", "lexical", "always supported"])
 
 # %%
-print("0.5B verdicts on the 420:", by_construction["0.5B"].value_counts().to_dict())
+for judge_name in ("1.5B", "0.5B"):
+    print(f"{judge_name} verdicts on the 420:", by_construction[judge_name].value_counts().to_dict())
 
 # %% [markdown]
+# The 1.5B judge is the one that tries: TPR 0.75 on the kept sentences and 0.87 on the table readings, TNR 0.61
+# on the altered claims. Where it fails now has a name. A **swapped table row** passes most of the time (TNR 0.22
+# [0.13, 0.36]): the failure the reader itself made earlier in this chapter, which its judge cannot catch. A
+# changed **unit** passes about half the time (0.54) and a **negation** 0.30 of the time; changed numbers, added
+# clauses and altered reference answers it mostly catches (0.75 to 0.80).
+#
 # The 0.5B column looks like a judge that sees every alteration (TNR 0.93 to 1.00 on each kind) and is nothing of
 # the sort: it calls almost every claim unsupported (the count above), so it also rejects the claims that are
 # supported by construction (TPR 0.02 on the kept sentences). A TNR per operation means something only beside the
@@ -524,7 +530,7 @@ print("0.5B verdicts on the 420:", by_construction["0.5B"].value_counts().to_dic
 
 # %%
 kept_rows, swapped_rows = (by_construction["operation"] == op for op in ("table-kept", "swap"))
-for judge_name in ("lexical", "0.5B"):
+for judge_name in ("lexical", "1.5B", "0.5B"):
     right_rows = (by_construction[judge_name] == "supported") == (by_construction["label"] == "supported")
     tpr_table, tnr_table = right_rows[kept_rows].sum(), right_rows[swapped_rows].sum()
     diff = stats.newcombe(int(tpr_table), int(kept_rows.sum()), int((~right_rows[swapped_rows]).sum()),
@@ -533,9 +539,9 @@ for judge_name in ("lexical", "0.5B"):
           f"J = TPR - (1 - TNR) = {stats.fmt_ci(*diff, digits=2)}")  # fmt: skip
 
 # %% [markdown]
-# Both intervals hold 0: on table rows neither the lexical rule nor the 0.5B can tell a swapped value from the
-# right one (the lexical rule rejects most table sentences, the 0.5B nearly all), which is the very failure
-# chapter 06's reader makes. The rater labels said the same, less sharply (the lexical rule's
+# All three intervals hold 0: on table rows none of these judges can tell a swapped value from the right one (the
+# lexical rule rejects most table sentences, the 0.5B nearly all, the 1.5B accepts nearly all), which is the very
+# failure chapter 06's reader makes. The rater labels said the same, less sharply (the lexical rule's
 # TNR was lowest on the written *altered-entity* claims, in the previous section), and they could not say
 # *why*; the construction set can, one operation at a time.
 #
@@ -757,7 +763,8 @@ explorer.result
 # * Labels have raters: here an AI assistant against a rubric, checked by a second one (κ 0.94 on 80 claims).
 #   Claims labelled **by construction** need no rater and show what each judge cannot see: the lexical rule
 #   misses every changed unit and negation, and cannot tell a swapped table row from the right one; the 0.5B
-#   "catches" every alteration only by rejecting nearly every claim, true ones included (TPR 0.02). Your own
+#   "catches" every alteration only by rejecting nearly every claim, true ones included (TPR 0.02); the 1.5B
+#   passes most swapped table rows (TNR 0.22) and half the changed units. Your own
 #   labels can calibrate the judge; even 200 labels leave a corrected rate about ±0.13.
 # * Relevance is a separate axis: a cheap check in code when the question names an entity, a model otherwise.
 # * Context swapping tells grounding from memory; the fix is a prompt that allows "I don't know".
