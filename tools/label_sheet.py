@@ -33,18 +33,14 @@ from labkit.studies import rerank_study as rs  # noqa: E402
 KEY_04B = Path(__file__).resolve().parent.parent / "build" / "04b-key.json"
 
 
-def _sheet_04b() -> list[dict]:
+def _blind_sheet(items: dict[tuple[str, str], list[str]], seed: int, key_path: Path) -> list[dict]:
+    """Each distinct (qid, answer) once, under an opaque item id, in a seeded shuffled order, with what the rater
+    reads; the key (item -> qid and rankings) goes to ``key_path``, never to the rater."""
     import random
 
-    cut = answers_data.recorded_answers(llm.DEFAULT_MODEL, rs.model_questions()).set_index("qid")["answer"]
     sheet = {row["qid"]: row for row in answers_data.label_sheet(llm.DEFAULT_MODEL, rs.model_questions())}
-    items: dict[tuple[str, str], list[str]] = {}
-    for name in rs.RERANKERS:
-        for qid, answer in ra.reranked_answers(name).items():
-            if answer != cut[qid]:
-                items.setdefault((qid, answer), []).append(name)
     keys = sorted(items)
-    random.Random(SEED).shuffle(keys)
+    random.Random(seed).shuffle(keys)
     rows, key = [], {}
     for i, (qid, answer) in enumerate(keys, 1):
         item = f"item-{i:03d}"
@@ -52,9 +48,25 @@ def _sheet_04b() -> list[dict]:
         base = sheet[qid]
         rows.append({"item": item, "slice": base["slice"], "kind": base["kind"], "question": base["question"],
                      "gold": base["gold"], "answer": answer})  # fmt: skip
-    KEY_04B.parent.mkdir(exist_ok=True)
-    KEY_04B.write_text(json.dumps(key, indent=1))
+    key_path.parent.mkdir(exist_ok=True)
+    key_path.write_text(json.dumps(key, indent=1))
     return rows
+
+
+def _answers_by_ranker() -> dict[str, dict[str, str]]:
+    cut = answers_data.recorded_answers(llm.DEFAULT_MODEL, rs.model_questions()).set_index("qid")["answer"]
+    return {ra.CUT: cut.to_dict(), **{name: ra.reranked_answers(name) for name in rs.RERANKERS}}
+
+
+def _sheet_04b() -> list[dict]:
+    """The reranked answers that differ from the hybrid top 3's answer (chapter 07 labelled those that do not)."""
+    by_ranker = _answers_by_ranker()
+    items: dict[tuple[str, str], list[str]] = {}
+    for name in rs.RERANKERS:
+        for qid, answer in by_ranker[name].items():
+            if answer != by_ranker[ra.CUT][qid]:
+                items.setdefault((qid, answer), []).append(name)
+    return _blind_sheet(items, SEED, KEY_04B)
 
 
 KEY_04B_ALL = KEY_04B.with_name("04b-all-key.json")
@@ -64,28 +76,11 @@ CHECK_04B = ra.CHECK_LABELS
 def _sheet_04b_all() -> list[dict]:
     """Every distinct answer of the 30 questions, over the hybrid's top 3 and over each reranker's, once each, blind
     and shuffled: one rater labels all of them, so the rankers can be compared within one rater."""
-    import random
-
-    qs = rs.model_questions()
-    by_ranker = {"cut at k": answers_data.recorded_answers(llm.DEFAULT_MODEL, qs).set_index("qid")["answer"].to_dict()}
-    by_ranker |= {name: ra.reranked_answers(name) for name in rs.RERANKERS}
-    sheet = {row["qid"]: row for row in answers_data.label_sheet(llm.DEFAULT_MODEL, qs)}
     items: dict[tuple[str, str], list[str]] = {}
-    for name, answers in by_ranker.items():
+    for name, answers in _answers_by_ranker().items():
         for qid, answer in answers.items():
             items.setdefault((qid, answer), []).append(name)
-    keys = sorted(items)
-    random.Random(SEED + 1).shuffle(keys)
-    rows, key = [], {}
-    for i, (qid, answer) in enumerate(keys, 1):
-        item = f"item-{i:03d}"
-        key[item] = {"qid": qid, "rerankers": items[(qid, answer)]}
-        base = sheet[qid]
-        rows.append({"item": item, "slice": base["slice"], "kind": base["kind"], "question": base["question"],
-                     "gold": base["gold"], "answer": answer})  # fmt: skip
-    KEY_04B_ALL.parent.mkdir(exist_ok=True)
-    KEY_04B_ALL.write_text(json.dumps(key, indent=1))
-    return rows
+    return _blind_sheet(items, SEED + 1, KEY_04B_ALL)
 
 
 def _join_04b(rated_path: str, key_path: Path = KEY_04B, target_name: str = ra.RERANKED_LABELS) -> int:
