@@ -39,6 +39,7 @@ Studies — the chapters' recorded experiments and their shared setting
 - ``studies.rerank_answers``  04b: the reader's answers over a reranked top 3, and their rater labels
 - ``studies.cascade``       09: the small model first, the large one when its answer fails a check
 - ``studies.labelling``     02, 06, 07: what the learner labels; their labels or the reference, said which
+- ``studies.pydocs``        capstone: the Python documentation the FAQ links to, the FAQ's questions, their gold
 
 Judges — is a claim supported, is an answer right
 - ``faithfulness``          claims, a per-claim judge (model or lexical), PASS/FAIL, relevance (06)
@@ -71,10 +72,12 @@ Data — what ``data/`` holds, and the source's toys
 - ``trec``                  TREC qrels and run files, read and written as trec_eval reads them (03)
 - ``toys``                  the source chapter's toy inputs, typed once
 - ``labels``                the learner's own labels: a label set, an append-only store in the user cache (02, 06, 07)
+- ``folder``                a folder of Markdown, text and HTML as a corpus; bad files skipped and said (capstone)
 
 Text — words, offsets, chunks
 - ``text``                  words with character offsets, numbers, Jaccard (02, 05)
 - ``chunking``              windows, split rate, gold spans -> chunk judgements (05)
+- ``structure``             chunks by Markdown section, table headers carried along, "title › section" prefixes (05)
 
 Core — what every module may use
 - ``args``                  one set of argument checks, errors that name the argument and the fix

@@ -31,6 +31,7 @@ __all__ = [
     "Chunk",
     "chunk_document",
     "chunk_corpus",
+    "corpus_texts",
     "split_stats",
     "spans_to_qrels",
     "check_size_overlap",
@@ -136,14 +137,22 @@ def chunk_document(doc: str, text: str, size: int = DEFAULT_SIZE, overlap: int =
 
 def chunk_corpus(corpus: Mapping[str, Any], size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP) -> list[Chunk]:
     """Chunk every document of ``{doc_id: Document or text}``, in doc-id order."""
+    size, overlap = check_size_overlap(size, overlap)
+    out: list[Chunk] = []
+    for doc_id, text, _ in corpus_texts(corpus):
+        out += chunk_document(doc_id, text, size, overlap)
+    return out
+
+
+def corpus_texts(corpus: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+    """``(doc_id, text, document)`` of every document of ``{doc_id: Document or text}``, in id order, checked."""
     args.mapping("corpus", corpus, example="labkit.data.load_corpus()")
     if not corpus:
         raise ValueError("corpus is empty: load it with labkit.data.load_corpus()")
-    size, overlap = check_size_overlap(size, overlap)
     for doc_id in corpus:
         if not isinstance(doc_id, str) or not doc_id.strip():
             raise ValueError(f"corpus has a document id {doc_id!r}: ids must be non-empty strings")
-    out: list[Chunk] = []
+    out = []
     for doc_id in sorted(corpus):
         doc = corpus[doc_id]
         text = doc if isinstance(doc, str) else getattr(doc, "text", None)
@@ -151,7 +160,7 @@ def chunk_corpus(corpus: Mapping[str, Any], size: int = DEFAULT_SIZE, overlap: i
             raise ValueError(
                 f"corpus[{doc_id!r}] must be a text or a Document (with .text), got {type(doc).__name__} {doc!r:.40}"
             )
-        out += chunk_document(doc_id, text, size, overlap)
+        out.append((doc_id, text, doc))
     return out
 
 

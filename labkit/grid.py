@@ -121,11 +121,17 @@ class ChunkGrid:
     """Evaluate retrievers on the same queries under many chunkings; each chunking is built once.
 
     ``retrievers``: names among ``"bm25"``, ``"dense"``, ``"hybrid"`` (RRF of the two).
-    Query embeddings are computed once and reused for every chunking.
+    Query embeddings are computed once and reused for every chunking. ``chunker(corpus, size, overlap)`` makes
+    the chunks (default :func:`labkit.chunking.chunk_corpus`, word windows; 05 also passes the structure-aware
+    chunkers of :mod:`labkit.structure`).
     """
 
     def __init__(
-        self, corpus: Mapping[str, Any], queries: Sequence[Any], retrievers: Sequence[str] = ("bm25", "dense")
+        self,
+        corpus: Mapping[str, Any],
+        queries: Sequence[Any],
+        retrievers: Sequence[str] = ("bm25", "dense"),
+        chunker: Any = None,
     ):
         retrievers = args.strings("retrievers", retrievers, example='("bm25", "dense")')
         unknown = set(retrievers) - {"bm25", "dense", "hybrid"}
@@ -144,6 +150,12 @@ class ChunkGrid:
         args.mapping("corpus", corpus, example="load_corpus()")
         if not corpus:
             raise ValueError("corpus is empty: load it with labkit.data.load_corpus()")
+        if chunker is not None and not callable(chunker):
+            raise ValueError(
+                "chunker must be a function (corpus, size, overlap) -> chunks, e.g. "
+                f"functools.partial(labkit.structure.chunk_corpus, table_header=True), got {chunker!r:.60}"
+            )
+        self.chunker = chunker or chunk_corpus
         self.corpus, self.queries, self.retrievers = corpus, list(queries), tuple(retrievers)
         self.groups = {q.qid: q.slice for q in self.queries}
         self._qvecs = None
@@ -156,7 +168,7 @@ class ChunkGrid:
 
     def _build(self, size: int, overlap: int, depth: int = DEPTH):
 
-        chunks = chunk_corpus(self.corpus, size, overlap)
+        chunks = self.chunker(self.corpus, size, overlap)
         qids = [q.qid for q in self.queries]
         runs = {}
         if {"bm25", "hybrid"} & set(self.retrievers):

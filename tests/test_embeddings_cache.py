@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from labkit import data_dir, embeddings
+from labkit import data_dir, embeddings, structure
 from labkit.chunking import chunk_corpus, chunk_document
 from labkit.data import load_corpus
 from labkit.retrieval import DenseRetriever
@@ -163,13 +163,17 @@ def test_a_damaged_committed_file_is_recomputed_and_left_alone(kind, tmp_path, m
 
 
 def test_committed_caches_are_exactly_the_grid_chunkings():
-    """Every chunking the notebooks embed is committed (CI never embeds), and no stale file is."""
+    """Every chunking the notebooks embed (05's grid and structure-aware chunkers) is committed (CI never embeds),
+    and no stale file is."""
     corpus = load_corpus()
     expected = set()
     for size in (64, 128, 256):
         for frac in (0, 0.25, 0.5):
             chunks = chunk_corpus(corpus, size, int(size * frac))
             expected.add(embeddings.cache_name([c.id for c in chunks], [c.text for c in chunks]))
+    for variant in structure.VARIANTS.values():  # 05's structure-aware chunkers
+        chunks = structure.chunk_corpus(corpus, 128, 32, **variant)
+        expected.add(embeddings.cache_name([c.id for c in chunks], [c.text for c in chunks]))
     present = {p.name for p in embeddings.committed_dir().glob("*.npy")}
     assert present == expected, f"stale: {sorted(present - expected)}; missing: {sorted(expected - present)}"
 

@@ -115,15 +115,3 @@ def test_bad_input(call, words):
     with pytest.raises(ValueError) as info:
         call(small)
     assert words in str(info.value)
-
-
-def test_committed_embedding_caches_are_exactly_the_grid_chunkings():
-    """Every chunking the notebooks embed is cached (CI never embeds), and no stale file is committed."""
-    corpus = load_corpus()
-    expected = set()
-    for size in (64, 128, 256):
-        for frac in (0, 0.25, 0.5):
-            chunks = chunk_corpus(corpus, size, int(size * frac))
-            expected.add(embeddings.cache_path([c.id for c in chunks], [c.text for c in chunks]).name)
-    present = {p.name for p in embeddings.committed_dir().glob("*.npy")}
-    assert present == expected, f"stale: {sorted(present - expected)}; missing: {sorted(expected - present)}"
