@@ -11,6 +11,7 @@ Usage (from the repository root)::
     python data/build_queries.py                 # rebuild data/queries.jsonl
     python data/build_queries.py --out FILE      # write somewhere else (a test rebuilds into a tmp folder)
     python data/build_queries.py --check FILE... # validate sources only
+    python data/build_queries.py --kinds         # rebuild data/kinds/synthesis.jsonl from data/sources/kinds/
 
 Standard library and labkit's own ``labkit.data`` only (found from this file, no install needed), so it runs
 before anything is installed. Each query it builds is checked by ``labkit.data.parse_query``, the function that
@@ -33,6 +34,8 @@ from labkit.data import HANDBOOK_SLICES, Document, parse_query  # noqa: E402
 HANDBOOK = DATA / "handbook"
 SOURCES = DATA / "sources" / "queries"
 OUT = DATA / "queries.jsonl"
+KIND_SOURCES = DATA / "sources" / "kinds"
+KIND_OUT = DATA / "kinds" / "synthesis.jsonl"
 
 SLICES = HANDBOOK_SLICES
 GRADES = (1, 2, 3)
@@ -155,11 +158,14 @@ def assign_splits(rows: list[dict]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", nargs="+", type=Path, help="validate these source files only")
-    parser.add_argument("--out", type=Path, default=OUT, help="where to write (default: data/queries.jsonl)")
+    parser.add_argument("--out", type=Path, default=None, help="where to write (default: data/queries.jsonl)")
+    parser.add_argument("--kinds", action="store_true", help="build the by-type questions (data/sources/kinds/)")
     args = parser.parse_args(argv)
     docs = load_handbook()
+    sources = sorted((KIND_SOURCES if args.kinds else SOURCES).glob("*.jsonl"))
+    args.out = args.out or (KIND_OUT if args.kinds else OUT)
     try:
-        rows = load_sources(args.check or sorted(SOURCES.glob("*.jsonl")), docs)
+        rows = load_sources(args.check or sources, docs)
         assign_splits(rows)
         check_rows(rows, docs)
     except SourceError as err:
@@ -169,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ok: {len(rows)} queries in {len(args.check)} file(s)")
         return 0
     order = ("qid", "question", "answer", "slice", "kind", "split", "gold", "distractors", "history", "rewritten")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "w", encoding="utf-8", newline="\n") as f:
         for r in sorted(rows, key=lambda r: r["qid"]):
             f.write(json.dumps({k: r[k] for k in order if k in r}, ensure_ascii=False) + "\n")

@@ -33,3 +33,14 @@ def test_a_quote_that_is_not_in_its_document_is_refused(tmp_path):
     )
     with pytest.raises(build_queries.SourceError, match="quote not found in hr-remote-work-2025"):
         build_queries.load_sources([source], build_queries.load_handbook())
+
+
+def test_rebuilds_the_by_type_questions_byte_for_byte(tmp_path):
+    out = tmp_path / "synthesis.jsonl"
+    assert build_queries.main(["--kinds", "--out", str(out)]) == 0
+    assert out.read_bytes() == (ROOT / "data" / "kinds" / "synthesis.jsonl").read_bytes()
+    from labkit.data import load_queries
+
+    rows = load_queries(path=out)
+    assert len(rows) >= 30 and {q.kind for q in rows} == {"synthesis"}
+    assert any("summarise" in q.question.lower() and "2025" in q.question for q in rows)
