@@ -263,7 +263,9 @@ def query_vectors(texts: Sequence[str], model: MiniLM | None = None) -> np.ndarr
 
 def write_query_table(texts: Sequence[str], path: str | os.PathLike, model: MiniLM | None = None) -> int:
     """Embed ``texts`` (duplicates once) and write them as a query table to ``path`` (maintainers:
-    ``tools/embed_queries.py``). Returns the number of texts written."""
+    ``tools/embed_queries.py``). Texts already in the table at ``path`` keep their stored vectors (re-embedding
+    them in another batch could change their last digits, and with them a recorded ranking); only new texts are
+    embedded. Returns the number of texts written."""
     import numpy as np
 
     if not isinstance(path, str | os.PathLike):
@@ -271,7 +273,14 @@ def write_query_table(texts: Sequence[str], path: str | os.PathLike, model: Mini
     texts = list(dict.fromkeys(_check_texts(texts)))
     if not texts:
         raise ValueError("texts is empty: give the query texts to embed")
-    vectors = (model or default_model()).encode(texts, progress=True)
+    stored = {}
+    if Path(path).is_file():
+        with np.load(Path(path)) as old:
+            stored = dict(zip(old["texts"].tolist(), old["vectors"], strict=True))
+    new = [t for t in texts if t not in stored]
+    if new:
+        stored.update(zip(new, (model or default_model()).encode(new, progress=True), strict=True))
+    vectors = np.stack([stored[t] for t in texts])
     np.savez(Path(path), texts=np.array(texts, dtype=str), vectors=vectors.astype(np.float32))
     _query_table.cache_clear()
     return len(texts)

@@ -203,3 +203,13 @@ def test_the_chapters_queries_come_from_the_committed_table_and_other_texts_are_
     assert np.array_equal(got[0], stored)
     live = embeddings.default_model().encode(["a text no chapter searches"])[0]
     assert np.array_equal(got[1], live)
+
+
+def test_a_query_table_rewritten_keeps_the_vectors_it_had_and_embeds_only_new_texts(tmp_path):
+    path, model = tmp_path / "queries.npz", Counting()
+    assert embeddings.write_query_table(["a", "b"], path, model) == 2
+    before = dict(zip(*(lambda t: (t["texts"].tolist(), t["vectors"]))(np.load(path)), strict=True))
+    assert embeddings.write_query_table(["b", "c", "a"], path, model) == 3
+    table = np.load(path)
+    assert table["texts"].tolist() == ["b", "c", "a"] and model.embedded == 3  # two, then only "c"
+    assert np.array_equal(table["vectors"][0], before["b"]) and np.array_equal(table["vectors"][2], before["a"])
