@@ -5,6 +5,9 @@ Taught in 06_faithfulness. Two prompts, because the prompt is where grounding is
 - ``lenient``: "answer the question using the passages" — the model may fill gaps from what it already knows;
 - ``strict``: "use only the passages; if they do not contain the answer, say you don't know".
 
+Chapter 07 tries two more as rounds of prompt fixes: ``cite`` (quote the evidence, then answer) and ``careful``
+(copy numbers and names exactly).
+
 :func:`llm_reader` turns a client (``labkit.llm.from_env()``) into ``reader(question, passages) -> answer``, the
 signature the triage and position harnesses take, so the model and the extractive control reader are
 interchangeable. Given no passages at all, that reader answers *closed-book* (:func:`closed_book_prompt`): the
@@ -31,6 +34,15 @@ PROMPTS = {
     "anything you know from elsewhere. If the passages do not contain the answer, reply exactly: "
     f"{DONT_KNOW}\n\n{{passages}}\n\nQuestion: {{question}}\nAnswer:",
 }
+PROMPTS["cite"] = _HEAD + (
+    "First copy, word for word and in quotes, the sentence of the passages below that answers the question; then "
+    "answer it in one short sentence.\n\n{passages}\n\nQuestion: {question}\nAnswer:"
+)
+PROMPTS["careful"] = _HEAD + (
+    "Read every passage below before answering. Copy numbers, names, codes and dates exactly as the passages "
+    "write them, and answer in one to three short sentences.\n\n{passages}\n\nQuestion: {question}\nAnswer:"
+)
+"""Two more rounds of the prompt fixes of chapter 07 (after ``strict``): quote the evidence first; copy exactly."""
 CLOSED_BOOK = _HEAD + "Answer it in one to three short sentences.\n\nQuestion: {question}\nAnswer:"
 MAX_TOKENS = 160
 

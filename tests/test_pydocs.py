@@ -49,7 +49,8 @@ def test_the_gold_labels_every_question_and_its_quotes_are_where_they_say():
             assert corpus[span["doc"]].text[span["start"] : span["end"]] == ev["quote"]
     queries = pydocs.load_queries()
     assert len(queries) == sum(r["answerable"] for r in rows) >= 60
-    assert {q.slice for q in queries} == {"real"} and abs(sum(q.split == "dev" for q in queries) * 2 - len(queries)) <= 1
+    assert {q.slice for q in queries} == {"real"}
+    assert abs(sum(q.split == "dev" for q in queries) * 2 - len(queries)) <= 1
     assert all(max(s.grade for s in q.gold) == 3 for q in queries)
 
 
@@ -77,3 +78,16 @@ def test_bad_gold_is_refused_with_its_line(tmp_path, row, words):
     with pytest.raises(ValueError) as info:
         pydocs.gold_rows(path)
     assert "gold.jsonl line 1" in str(info.value) and words in str(info.value)
+
+
+def test_a_second_rater_labelled_a_seeded_sixty_and_agreement_is_measured_not_assumed():
+    import random
+
+    qids = sorted(q["qid"] for q in pydocs.faq_questions())
+    assert sorted(r["qid"] for r in pydocs.second_rater()) == sorted(random.Random(20261203).sample(qids, 60))
+    report = pydocs.agreement()
+    first = {r["qid"]: r["answerable"] for r in pydocs.gold_rows()}
+    second = {r["qid"]: r["answerable"] for r in pydocs.second_rater()}
+    assert report["answerable"]["agree"] == sum(first[q] == second[q] for q in second)
+    assert report["disagree on answerable"] == sorted(q for q in second if first[q] != second[q])
+    assert report["a passage in common"] + len(report["no passage in common"]) == report["both answerable"]

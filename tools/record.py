@@ -385,6 +385,22 @@ def plan_04b_answers() -> Iterator[Request]:
     yield from _sorted(Request(llm.DEFAULT_MODEL, p, None, rd.MAX_TOKENS, 20, True) for p in prompts)
 
 
+def plan_07_fixes() -> Iterator[Request]:
+    """Three rounds of prompt fixes on a seeded 30 RET_FAIL and 30 GEN_FAIL traces (labkit.studies.trace_checks)."""
+    from labkit.studies import trace_checks
+
+    yield from _sorted(Request(llm.DEFAULT_MODEL, p, None, rd.MAX_TOKENS, 40, True)
+                       for *_, p in trace_checks.requests()["07-fixes"])  # fmt: skip
+
+
+def plan_08_swap() -> Iterator[Request]:
+    """Every LUCKY trace and as many OK ones answered over another question's passages (trace_checks)."""
+    from labkit.studies import trace_checks
+
+    yield from _sorted(Request(llm.DEFAULT_MODEL, p, None, rd.MAX_TOKENS, 30, True)
+                       for *_, p in trace_checks.requests()["08-swap"])  # fmt: skip
+
+
 PLANS = {
     "00-welcome": plan_00,
     "06-answers": plan_06_answers,
@@ -410,6 +426,8 @@ PLANS = {
     "04-padding": plan_04_padding,
     "04b-rerank": plan_04b_rerank,
     "04b-answers": plan_04b_answers,
+    "07-fixes": plan_07_fixes,
+    "08-swap": plan_08_swap,
 }
 
 

@@ -20,7 +20,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from labkit import data_dir, folder
+from labkit import data_dir, folder, stats
 from labkit.data import Query, parse_query
 
 __all__ = ["root", "corpus", "faq_questions", "gold_rows", "load_queries", "SPLIT_SEED", "GRADES"]
@@ -136,3 +136,36 @@ def load_queries() -> tuple[Query, ...]:
                "kind": r.get("kind", "fact"), "split": split, "gold": r["gold"]}  # fmt: skip
         out.append(parse_query(obj, f"pydocs gold {r['qid']}", docs))
     return tuple(out)
+
+
+def second_rater() -> list[dict]:
+    """A second, independent labelling of a seeded random 60 questions (``gold_second_rater.jsonl``)."""
+    return gold_rows(root() / "gold_second_rater.jsonl")
+
+
+def agreement() -> dict:
+    """The two raters on the questions both labelled: Cohen's kappa on "answerable" (with raw agreement), and,
+    where both say answerable, whether each rater's grade-3 evidence overlaps the other's evidence of grade >= 2
+    (a passage in common). The disagreements are listed."""
+    first = {r["qid"]: r for r in gold_rows()}
+    second = {r["qid"]: r for r in second_rater()}
+    qids = sorted(second)
+    a = [first[q]["answerable"] for q in qids]
+    b = [second[q]["answerable"] for q in qids]
+
+    def meets(x: dict, y: dict) -> bool:
+        threes = [g for g in x["gold"] if g["grade"] == 3]
+        others = [g for g in y["gold"] if g["grade"] >= 2]
+        return any(t["doc"] == o["doc"] and t["start"] < o["end"] and o["start"] < t["end"] for t in threes
+                   for o in others)  # fmt: skip
+
+    both = [q for q in qids if first[q]["answerable"] and second[q]["answerable"]]
+    shared = [q for q in both if meets(first[q], second[q]) or meets(second[q], first[q])]
+    return {
+        "questions": len(qids),
+        "answerable": stats.kappa_report(a, b, labels=[True, False]),
+        "both answerable": len(both),
+        "a passage in common": len(shared),
+        "disagree on answerable": [q for q, x, y in zip(qids, a, b, strict=True) if x != y],
+        "no passage in common": [q for q in both if q not in shared],
+    }
