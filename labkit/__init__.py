@@ -40,6 +40,7 @@ Studies — the chapters' recorded experiments and their shared setting
 - ``studies.cascade``       09: the small model first, the large one when its answer fails a check
 - ``studies.labelling``     02, 06, 07: what the learner labels; their labels or the reference, said which
 - ``studies.trace_checks``  07, 08: prompt fixes on failed traces, a context swap on lucky ones, recorded
+- ``studies.capstone``      10: the 7.12 workflow on any folder: chunks, retrievers, per-question metrics, a reranker
 - ``studies.pydocs``        capstone: the Python documentation the FAQ links to, the FAQ's questions, their gold
 
 Judges — is a claim supported, is an answer right

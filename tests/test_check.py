@@ -156,6 +156,8 @@ CASES = {
     "9.3": (0.948, 0.4, {"by_k": BY_K}),
     "9.4": (1.0, 0.81, {}),  # nano last: r4's top 3 are mini, mid, large (3, 2, 2), the ideal; 0.81 is before
     "9.5": ("lower", "same", {"by_k": pd.DataFrame({"filter recall": [1.0]}, [10]), "at_11": {"filter recall": 0.77}}),
+    "10.1": (2, 3, {"rows": [{"answerable": True}, {"answerable": False}, {"answerable": True}]}),
+    "10.2": (0.25, 0.3, {"at": {3: pd.DataFrame({"nDCG@k hybrid": [0.5, 0.0]})}}),
 }
 
 

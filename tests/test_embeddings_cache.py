@@ -15,6 +15,7 @@ from labkit import data_dir, embeddings, structure
 from labkit.chunking import chunk_corpus, chunk_document
 from labkit.data import load_corpus
 from labkit.retrieval import DenseRetriever
+from labkit.studies import pydocs
 
 
 class Counting:
@@ -163,8 +164,8 @@ def test_a_damaged_committed_file_is_recomputed_and_left_alone(kind, tmp_path, m
 
 
 def test_committed_caches_are_exactly_the_grid_chunkings():
-    """Every chunking the notebooks embed (05's grid and structure-aware chunkers) is committed (CI never embeds),
-    and no stale file is."""
+    """Every chunking the notebooks embed (05's grid and structure-aware chunkers, 10's two) is committed (CI never
+    embeds), and no stale file is."""
     corpus = load_corpus()
     expected = set()
     for size in (64, 128, 256):
@@ -173,6 +174,9 @@ def test_committed_caches_are_exactly_the_grid_chunkings():
             expected.add(embeddings.cache_name([c.id for c in chunks], [c.text for c in chunks]))
     for variant in structure.VARIANTS.values():  # 05's structure-aware chunkers
         chunks = structure.chunk_corpus(corpus, 128, 32, **variant)
+        expected.add(embeddings.cache_name([c.id for c in chunks], [c.text for c in chunks]))
+    for variant in ("windows", "sections + table header"):  # 10's, on the bundled Python documentation
+        chunks = structure.chunk_corpus(pydocs.corpus(), 128, 32, **structure.VARIANTS[variant])
         expected.add(embeddings.cache_name([c.id for c in chunks], [c.text for c in chunks]))
     present = {p.name for p in embeddings.committed_dir().glob("*.npy")}
     assert present == expected, f"stale: {sorted(present - expected)}; missing: {sorted(expected - present)}"

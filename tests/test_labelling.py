@@ -109,3 +109,26 @@ def test_the_agreement_line_says_kappa_only_for_the_learners_labels():
     assert "no kappa" in labelling.agreement_line(theirs, reference)
     mine = labelling.Chosen({"a": "supported", "b": "supported", "c": "supported"}, True, 3, "yours")
     assert labelling.agreement_line(mine, reference).startswith("you and the rater agree on 2 of 3; kappa 0.000")
+
+
+def test_chapter_10_labels_the_hybrids_first_passage_of_each_test_question_against_the_gold():
+    from labkit.studies import (
+        capstone,
+        labelling,  # noqa: F811 - the study module here, not the widget module
+    )
+
+    relevance, items, reference = labelling.relevance_set()
+    s = capstone.setting()
+    test = {q.qid for q in s.queries if q.split == "test"}
+    assert set(relevance.items) == set(items) == set(reference) == test
+    assert set(reference.values()) <= set(labelling.RELEVANCE) and not set(relevance.keys) & set(lb.RESERVED_KEYS)
+    first = capstone.runs(s, 1)["hybrid"]
+    for qid, label in reference.items():
+        grade = s.qrels.get(qid, {}).get(first[qid][0], 0)
+        assert label == ("answers" if grade == 3 else "partly" if grade else "no")
+        assert items[qid]["passage"] == s.texts[first[qid][0]]
+    from labkit import widgets
+
+    item = items[relevance.items[0]]
+    shown = widgets.passage_html(item["question"], item["passage"] + " <b>&")
+    assert shown.count("<pre>") == 1 and shown.endswith(" &lt;b&gt;&amp;</pre>")  # the passage shown, escaped

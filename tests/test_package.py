@@ -37,7 +37,7 @@ PARTS = {  # bottom to top: a part may import itself and the parts before it, ne
     "Studies": {"studies", "studies.handbook", "studies.synth_data", "studies.faithfulness_data",
                 "studies.position_study", "studies.position_view", "studies.answers_data", "studies.cascade",
                 "studies.labelling", "studies.rerank_study", "studies.rerank_answers", "studies.pydocs",
-                "studies.trace_checks"},
+                "studies.trace_checks", "studies.capstone"},
     "Exercises": {"check", "exercises"},
     "UI": {"plots", "plots.figures", "plots.verdicts", "plots.svg", "plots.pictures", "widgets", "widgets.explorer",
            "widgets.rankings", "widgets.rerank", "widgets.chunks", "widgets.answers", "widgets.traces",

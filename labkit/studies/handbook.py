@@ -16,7 +16,7 @@ from labkit.chunking import DEFAULT_OVERLAP, DEFAULT_SIZE, chunk_corpus, spans_t
 from labkit.data import load_corpus, load_queries
 from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever
 
-__all__ = ["handbook", "reader_sample", "reader_contexts", "READER_K"]
+__all__ = ["handbook", "indexed", "reader_sample", "reader_contexts", "READER_K"]
 
 READER_K = 3
 
@@ -24,8 +24,11 @@ READER_K = 3
 @lru_cache(maxsize=4)
 def handbook(size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP) -> SimpleNamespace:
     """corpus, queries, chunks, texts (chunk id → text), qrels, and the bm25 / dense / hybrid retrievers."""
+    return indexed(load_corpus(), load_queries(), size, overlap)
 
-    corpus, queries = load_corpus(), load_queries()
+
+def indexed(corpus: dict, queries: list, size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP) -> SimpleNamespace:
+    """Any corpus and its labelled queries, chunked and indexed as :func:`handbook` is (chapter 10's folders)."""
     chunks = chunk_corpus(corpus, size, overlap)
     bm25, dense = BM25Retriever(chunks), DenseRetriever(chunks)
     return SimpleNamespace(

@@ -1,13 +1,15 @@
-"""What the learner labels in 02, 06 and 07, and which labels a chapter then computes with.
+"""What the learner labels in 02, 06, 07 and 10, and which labels a chapter then computes with.
 
-Three label sets, each drawn in a seeded order from items that already carry reference labels (written by an
+Four label sets, each drawn in a seeded order from items that already carry reference labels (written by an
 AI assistant against the rubric in ``data/<folder>/README.md``, checked by a second such rater), so a learner's
 labels can be compared with them item by item:
 
 - ``06-claims``: the reader's own claims on the dev split, the claims chapter 06 calibrates its judge on
   (supported / unsupported / contradicted);
 - ``07-answers``: the 1.5B reader's answers at k = 3 on the reader sample (right / partly / wrong / declined);
-- ``02-realism``: the held-out realism questions (1-5; the few-shot examples are in the rater's prompt).
+- ``02-realism``: the held-out realism questions (1-5; the few-shot examples are in the rater's prompt);
+- ``10-relevance``: the hybrid's first passage for each test question of the bundled Python documentation
+  (answers / partly / no), the reference derived from the gold spans.
 
 :func:`labels_for` returns the learner's labels when there are at least :data:`MIN_LABELS`, else the reference
 labels of the same set, with a sentence that says which, so every number downstream names its labels.
@@ -23,14 +25,15 @@ from pathlib import Path
 from labkit import SEED, llm, stats
 from labkit.correctness import gold_context
 from labkit.labels import LabelSet, default_path, read_labels
-from labkit.studies import answers_data
+from labkit.studies import answers_data, capstone
 from labkit.studies import faithfulness_data as fdata
 from labkit.studies import handbook as hb
 from labkit.studies import synth_data as sd
 
-__all__ = ["claims_set", "answers_set", "realism_set", "labels_for", "agreement_line", "Chosen", "store_path",
-           "MIN_LABELS", "TARGET"]  # fmt: skip
+__all__ = ["claims_set", "answers_set", "realism_set", "relevance_set", "labels_for", "agreement_line", "Chosen",
+           "store_path", "MIN_LABELS", "TARGET"]  # fmt: skip
 
+RELEVANCE = ("answers", "partly", "no")
 MIN_LABELS = 10
 """Fewer learner labels than this and a chapter computes with the reference labels (and says so)."""
 TARGET = 30
@@ -110,6 +113,31 @@ def _realism() -> tuple[LabelSet, dict, dict]:
 def realism_set() -> tuple[LabelSet, dict, dict]:
     """(the label set, id -> {question}, id -> reference rating as text "1"-"5")."""
     return _realism()
+
+
+@lru_cache(maxsize=1)
+def _relevance() -> tuple[LabelSet, dict, dict]:
+    s = capstone.setting()
+    top = capstone.runs(s, 1)["hybrid"]
+    grade = {3: "answers", 2: "partly", 1: "partly", 0: "no"}
+    items, reference = {}, {}
+    for q in s.queries:
+        if q.split == "test":
+            chunk = top[q.qid][0]
+            items[q.qid] = {"question": q.question, "passage": s.texts[chunk]}
+            reference[q.qid] = grade[s.qrels.get(q.qid, {}).get(chunk, 0)]
+    ls = LabelSet("10-relevance", RELEVANCE, _order(sorted(items), SEED),
+                  keys={"a": "answers", "p": "partly", "x": "no"},
+                  title="Does this passage answer the question?")  # fmt: skip
+    return ls, items, reference
+
+
+def relevance_set() -> tuple[LabelSet, dict, dict]:
+    """(the label set, qid -> {question, passage}, qid -> reference label): the hybrid's first passage for each
+    test question of the bundled Python documentation (chapter 10). The reference label follows from the gold
+    spans (an AI rater's quotes): ``answers`` when the chunk holds a grade-3 span whole, ``partly`` for a piece of
+    the evidence, ``no`` otherwise."""
+    return _relevance()
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ HTML of any state without a browser.
   06 faithfulness, 09 routing and cascade);
 - :mod:`labkit.widgets.traces`: a reader's answers trace by trace (04 position study, 07 triage, 08 triage per
   slice);
-- :mod:`labkit.widgets.labelling`: the learner labels items with the keyboard (02 realism, 06 claims, 07 answers).
+- :mod:`labkit.widgets.labelling`: the learner labels items with the keyboard (02 realism, 06 claims, 07 answers,
+  10 passages).
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ one key per label, shown on its buttons (``s`` supported, ``u`` unsupported, ...
 never the repository) before the next item appears, so closing the tab loses nothing. The keys are read by a
 text box: JupyterLab's own one-key shortcuts (``b`` inserts a cell, ``z`` undoes one) are off while it has focus.
 
-The renderers (:func:`claim_html`, :func:`answer_html`, :func:`question_html`) are plain functions, and
-:meth:`Labeller.press` is what a key does, so the chapters and the unit tests use them without a browser.
+The renderers (:func:`claim_html`, :func:`answer_html`, :func:`passage_html`, :func:`question_html`) are plain
+functions, and :meth:`Labeller.press` is what a key does, so the chapters and the unit tests use them without a
+browser.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import traitlets
 from labkit import args
 from labkit.labels import RESERVED_KEYS, LabelSet, LabelStore
 
-__all__ = ["Labeller", "claim_html", "answer_html", "question_html"]
+__all__ = ["Labeller", "claim_html", "answer_html", "passage_html", "question_html"]
 
 _ESM = """
 function render({ model, el }) {
@@ -117,6 +118,15 @@ def answer_html(question: str, answer: str, reference: str) -> str:
         f'<p><b>Question:</b> {html.escape(question)}</p><p><b>The model\'s answer:</b> <span class="lk-lab-answer">'
         f"{html.escape(answer) or '<i>(empty)</i>'}</span></p><p><b>Reference</b> (answer and gold evidence):</p>"
         f"<pre>{html.escape(reference)}</pre>"
+    )
+
+
+def passage_html(question: str, passage: str) -> str:
+    """A passage to label for relevance: the question, then the passage as the retriever returned it."""
+    question, passage = args.text("question", question), args.text("passage", passage)
+    return (
+        f'<p><b>Question:</b> <span class="lk-lab-question">{html.escape(question)}</span></p>'
+        f"<p><b>The retriever's first passage:</b></p><pre>{html.escape(passage)}</pre>"
     )
 
 

@@ -406,7 +406,8 @@ import functools
 
 from labkit import structure
 
-tokyo = structure.chunk_document(travel.id, travel.text, travel.title, **structure.VARIANTS["sections + header + prefix"])
+every_remedy = structure.VARIANTS["sections + header + prefix"]
+tokyo = structure.chunk_document(travel.id, travel.text, travel.title, **every_remedy)
 print(next(c for c in tokyo if c.start_char <= start < c.end_char).text[:700])
 
 # %% [markdown]
@@ -433,7 +434,8 @@ for variant in structure.VARIANTS:
     pieces = grid.chunks(128, 32)
     by_variant[variant] = at_budget(grid)
     k, frame = by_variant[variant]
-    rows.append({"variant": variant, "chunks": len(pieces), "words per chunk": sum(c.n_words for c in pieces) / len(pieces),
+    rows.append({"variant": variant, "chunks": len(pieces),
+                 "words per chunk": sum(c.n_words for c in pieces) / len(pieces),
                  "added words": structure.added_words(pieces), "k": k,
                  **{f"ER@k {r}": frame[f"ER@k {r}"].mean() for r in grid.retrievers}})
 structure_dev = pd.DataFrame(rows).set_index("variant")
@@ -449,7 +451,7 @@ def versus_windows(frames, retrievers=("bm25", "dense", "hybrid"), qids=None):
     """Paired ER@k differences (variant minus windows) with bootstrap intervals, one row per variant x retriever."""
     rows = []
     base = frames["windows"][1]
-    for variant, (k, frame) in frames.items():
+    for variant, (_, frame) in frames.items():
         if variant == "windows":
             continue
         for r in retrievers:

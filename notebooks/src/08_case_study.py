@@ -192,13 +192,15 @@ from labkit.data import load_queries
 
 synthesis = load_queries(path=data_dir() / "kinds" / "synthesis.jsonl")
 single = [q for q in queries if q.kind == "fact"]
-typed = {**dict.fromkeys((q.qid for q in single), "single-fact"), **dict.fromkeys((q.qid for q in synthesis), "synthesis")}
+typed = {**dict.fromkeys((q.qid for q in single), "single-fact"),
+         **dict.fromkeys((q.qid for q in synthesis), "synthesis")}
 both = single + synthesis
 hybrid_both = fusion.fuse_runs([make_run(bm25, both, 100), make_run(dense, both, 100)], top_n=100)
 ks = (1, 2, 5, 10)
 per_k = pd.concat(
     {k: pd.Series(evidence_recall(hybrid_both, both, chunks, k), name="ER@k") for k in ks}, names=["k", "qid"]
-).reset_index().assign(type=lambda t: t["qid"].map(typed), **{"all evidence@k": lambda t: (t["ER@k"] >= 1).astype(float)})
+).reset_index()
+per_k = per_k.assign(type=per_k["qid"].map(typed), **{"all evidence@k": (per_k["ER@k"] >= 1).astype(float)})
 by_type = stats.group_means_ci(per_k, ["k", "type"], ["all evidence@k", "ER@k"])
 stats.fmt_ci_table(by_type)
 
@@ -222,13 +224,13 @@ for name, (est, low, high) in rows.items():
     print(f"ER@10 - ER@2, {name:28s}: {stats.fmt_ci(est, low, high)}")
 
 # %% [markdown]
-# The rule holds in its first half and needs care in its second. Synthesis questions do need the larger *k*: at
-# *k* = 2 they have about a quarter of their evidence, at 10 about half. But on this retriever the single-fact
-# queries gain about as much from 2 to 10 as the synthesis ones do (the last interval includes 0: no difference
-# shown, and a larger gain for synthesis than about +0.12 is ruled out at this level), because for many of them
-# the one passage that answers is not yet in the top 2. The rule of thumb assumes a retriever that ranks the answer first; measure before trusting it:
-# choose *k* per question type **from the curve of your own retriever**, and remember what a larger *k* costs
-# the reader (chapter 04: more distractors beside the gold).
+# The rule holds in its first half and needs care in its second. Synthesis questions do need the larger *k*: at *k* =
+# 2 they have about a quarter of their evidence, at 10 about half. But on this retriever the single-fact queries gain
+# about as much from 2 to 10 as the synthesis ones do (the last interval includes 0: no difference shown, and a larger
+# gain for synthesis than about +0.12 is ruled out at this level), because for many of them the one passage that
+# answers is not yet in the top 2. The rule of thumb assumes a retriever that ranks the answer first; measure before
+# trusting it: choose *k* per question type **from the curve of your own retriever**, and remember what a larger *k*
+# costs the reader (chapter 04: more distractors beside the gold).
 
 # %% [markdown]
 # ### Pitfall: forgetting the query-rewriting step

@@ -1,0 +1,80 @@
+"""labkit.studies.capstone: the workflow on any folder with its questions file; the bundled corpus by default."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from labkit.studies import capstone
+
+DOCS = {
+    "guide/vpn.md": "# VPN\n\nConnect to the VPN before you open Jira. The gateway abroad is SG-1.\n",
+    "guide/leave.md": "# Leave\n\nFull-time staff get 18 days of annual leave a year.\n",
+    "faq.html": "<html><body><main><h1>FAQ</h1><p>Expense claims are due within 30 days of the trip.</p></main>"
+    "</body></html>",
+}
+
+
+def folder_with_questions(tmp_path, questions):
+    for name, text in DOCS.items():
+        (tmp_path / "docs" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / name).write_text(text, encoding="utf-8")
+    path = tmp_path / "questions.jsonl"
+    path.write_text("".join(json.dumps(q) + "\n" for q in questions), encoding="utf-8")
+    return str(tmp_path / "docs"), str(path)
+
+
+def question(qid, text, doc, quote, split="test"):
+    start = DOCS[doc].index(quote) if not doc.endswith(".html") else None
+    if start is None:  # HTML: offsets into the extracted text
+        from labkit import folder
+
+        extracted = folder.html_to_text(DOCS[doc])[1]
+        start = extracted.index(quote)
+    return {"qid": qid, "question": text, "answer": quote, "slice": "real", "kind": "fact", "split": split,
+            "gold": [{"doc": doc, "start": start, "end": start + len(quote), "grade": 3}]}  # fmt: skip
+
+
+def test_a_folder_of_your_own_is_measured_like_the_handbook(tmp_path):
+    qs = [question("q1", "how many days of annual leave", "guide/leave.md", "18 days of annual leave", "dev"),
+          question("q2", "which vpn gateway abroad", "guide/vpn.md", "The gateway abroad is SG-1."),
+          question("q3", "when are expense claims due", "faq.html", "due within 30 days of the trip")]  # fmt: skip
+    docs, path = folder_with_questions(tmp_path, qs)
+    s = capstone.setting(docs, path, 8, 2)
+    assert sorted(s.corpus) == ["faq.html", "guide/leave.md", "guide/vpn.md"] and len(s.queries) == 3
+    frame = capstone.per_query(s, 3)
+    assert list(frame.index) == ["q1", "q2", "q3"] and set(frame["split"]) == {"dev", "test"}
+    assert frame["hit@k bm25"].tolist() == [1.0, 1.0, 1.0]  # each answer's words are in one small document
+    assert {f"{m}@k {r}" for m in ("R", "nDCG", "hit", "ER") for r in capstone.RETRIEVERS} <= set(frame.columns)
+
+
+def test_the_default_is_the_bundled_python_documentation():
+    s = capstone.setting()
+    assert len(s.corpus) == 78 and len(s.queries) >= 60 and s.loaded.skipped == []
+    assert all(q.slice == "real" for q in s.queries)
+
+
+@pytest.mark.parametrize(
+    ("bad", "words"),
+    [
+        ({"doc": "guide/nope.md"}, "unknown doc id 'guide/nope.md'"),
+        ({"start": 0, "end": 10_000}, "outside"),
+    ],
+)
+def test_a_gold_span_outside_its_document_or_an_unknown_document_names_the_line(tmp_path, bad, words):
+    q = question("q1", "annual leave", "guide/leave.md", "18 days of annual leave")
+    q["gold"][0].update(bad)
+    docs, path = folder_with_questions(tmp_path, [q])
+    with pytest.raises(ValueError) as info:
+        capstone.setting(docs, path)
+    assert "questions.jsonl line 1" in str(info.value) and words in str(info.value)
+
+
+def test_a_folder_without_its_questions_file_and_a_repeated_qid_are_refused(tmp_path):
+    q = question("q1", "annual leave", "guide/leave.md", "18 days of annual leave")
+    docs, path = folder_with_questions(tmp_path, [q, q])
+    with pytest.raises(ValueError, match="questions is missing"):
+        capstone.setting(docs)
+    with pytest.raises(ValueError, match="qid 'q1' appears twice"):
+        capstone.setting(docs, path)
