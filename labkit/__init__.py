@@ -6,7 +6,8 @@ functions included); the UI never imports Generation (a widget shows what a chap
 model). To change one chapter's lesson, open its judge or measure module, its study module and its widget.
 
 Commands — ``python -m labkit ...``
-- ``__main__``              ``labels merge``: a class's label files, their agreement and majority
+- ``__main__``              ``labels merge``: a class's label files, their agreement and majority; ``report``
+- ``report``                10's retrieval measurements on any folder: one HTML page, TREC qrels and runs
 
 UI — draw and interact (the only modules that import matplotlib, ipywidgets and anywidget)
 - ``plots``                 figures from plain arguments, one function per figure, one namespace

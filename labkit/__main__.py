@@ -2,11 +2,15 @@
 
     python -m labkit labels merge ana.jsonl bo.jsonl cy.jsonl            # a class's label files, together
     python -m labkit labels merge *.jsonl --out majority.jsonl           # ... and the majority labels as a file
+    python -m labkit report DOCS --queries Q.jsonl --out DIR             # retrieval on your folder: HTML + TREC
 
 ``labels merge`` reads each learner's label file (``<user cache>/labels/<set id>.jsonl``, shared by the learners),
 refuses files of different label sets, and prints the raters, Fleiss' kappa on the items everyone labelled, the
 items the class disagrees on most, and ties. ``--out`` writes the majority labels as a label file of the same set
 (rater ``majority``), which a chapter reads like any learner's file. Nothing is written anywhere else.
+
+``report`` is :func:`labkit.report.write_report`: chapter 10's retrieval measurements on any folder and its
+questions file (default: the bundled Python documentation), as ``DIR/report.html`` plus TREC qrels and runs.
 """
 
 from __future__ import annotations
@@ -16,11 +20,11 @@ import json
 import sys
 from pathlib import Path
 
-from labkit import stats
+from labkit import report, stats
 from labkit.labels import LabelSet, history
 from labkit.studies import labelling
 
-__all__ = ["main", "merge"]
+__all__ = ["main", "merge"]  # report: labkit.report.write_report
 
 KNOWN = {"06-claims": labelling.claims_set, "07-answers": labelling.answers_set, "02-realism": labelling.realism_set}
 """The chapters' label sets: a file of one of these is checked item by item against it."""
@@ -82,10 +86,18 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("files", nargs="+", type=Path)
     m.add_argument("--out", type=Path, default=None, help="write the majority labels here (a label file)")
     m.add_argument("--show", type=int, default=10, help="how many least-agreed items to print")
+    r = sub.add_parser("report", help="retrieval on a folder of documents: an HTML page and TREC files")
+    r.add_argument("documents", nargs="?", default=None, help="folder of .md/.txt/.html (default: the bundled corpus)")
+    r.add_argument("--queries", default=None, help="JSONL questions with gold spans (needed with DOCUMENTS)")
+    r.add_argument("--out", required=True, type=Path, help="folder to write report.html, qrels.txt, run-*.txt into")
     ns = parser.parse_args(argv)
     try:
-        merge(ns.files, ns.out, ns.show)
-    except ValueError as err:
+        if ns.command == "report":
+            for name, path in report.write_report(ns.out, ns.documents, ns.queries).items():
+                print(f"{name}: {path}")
+        else:
+            merge(ns.files, ns.out, ns.show)
+    except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     return 0

@@ -172,6 +172,9 @@ def chunk_corpus(corpus: Mapping[str, Any], size: int = 128, overlap: int = 32, 
 
 def added_words(chunks) -> int:
     """Words the retrievers read that no span holds: the headers and prefixes put in front of the chunks."""
+    chunks = args.sequence("chunks", chunks, example="labkit.structure.chunk_corpus(corpus)")
+    for i, c in enumerate(chunks):
+        args.attributes(f"chunks[{i}]", c, ("text", "n_words"), "labkit.structure.chunk_corpus(corpus)")
     return sum(len(c.text.split()) - c.n_words for c in chunks)
 
 
@@ -189,6 +192,11 @@ def budget_k(chunks, words: int = 1280) -> int:
 
 def in_table(query, corpus: Mapping[str, Any], min_grade: int = 2) -> bool:
     """Whether one of ``query``'s gold spans of grade >= ``min_grade`` starts inside a Markdown table."""
+    args.attributes("query", query, ("gold",), "labkit.data.load_queries()[0]")
+    corpus = args.mapping("corpus", corpus, example="labkit.data.load_corpus()")
+    for span in query.gold:
+        if span.doc not in corpus:
+            raise ValueError(f"corpus has no document {span.doc!r}, which the query's gold names: pass its corpus")
     found = {}
     for span in query.gold:
         if span.grade >= min_grade:

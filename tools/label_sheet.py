@@ -7,6 +7,8 @@
     python tools/label_sheet.py 04b-join build/rated-04b.jsonl     # -> data/correctness/reranked.jsonl
     python tools/label_sheet.py 04b-all > build/sheet-04b-all.jsonl  # every answer of the 30, for one rater
     python tools/label_sheet.py 04b-all-join build/rated-04b-all.jsonl  # -> data/correctness/reranked_check.jsonl
+    python tools/label_sheet.py checks > build/sheet-checks.jsonl  # 07's prompt fixes, 08's swaps (blind, with before)
+    python tools/label_sheet.py checks-join build/rated-checks.jsonl  # -> data/correctness/checks.jsonl
 
 The 04b sheet holds only the answers that differ, word for word, from the hybrid top 3's answer (chapter 07
 labelled those), each once, under an opaque ``item`` id in a seeded shuffled order: the rater never sees which
@@ -33,12 +35,13 @@ from labkit.studies import rerank_study as rs  # noqa: E402
 KEY_04B = Path(__file__).resolve().parent.parent / "build" / "04b-key.json"
 
 
-def _blind_sheet(items: dict[tuple[str, str], list[str]], seed: int, key_path: Path) -> list[dict]:
+def _blind_sheet(items: dict[tuple[str, str], list[str]], seed: int, key_path: Path, questions=None) -> list[dict]:
     """Each distinct (qid, answer) once, under an opaque item id, in a seeded shuffled order, with what the rater
     reads; the key (item -> qid and rankings) goes to ``key_path``, never to the rater."""
     import random
 
-    sheet = {row["qid"]: row for row in answers_data.label_sheet(llm.DEFAULT_MODEL, rs.model_questions())}
+    questions = rs.model_questions() if questions is None else questions
+    sheet = {row["qid"]: row for row in answers_data.label_sheet(llm.DEFAULT_MODEL, questions)}
     keys = sorted(items)
     random.Random(seed).shuffle(keys)
     rows, key = [], {}
@@ -103,6 +106,40 @@ def _join_04b(rated_path: str, key_path: Path = KEY_04B, target_name: str = ra.R
     return 0
 
 
+KEY_CHECKS = KEY_04B.with_name("checks-key.json")
+
+
+def _sheet_checks() -> list[dict]:
+    """07-fixes and 08-swap: every distinct answer, before (chapter 07's) and after each fix or swap, blind and
+    shuffled, so one rubric labels both sides; the "before" answers also measure the rater against 07's labels."""
+    from labkit.studies import handbook as hb
+    from labkit.studies import trace_checks
+
+    items: dict[tuple[str, str], list[str]] = {}
+    for plan in ("07-fixes", "08-swap"):
+        for row in trace_checks.answers(plan).to_dict("records"):
+            items.setdefault((row["qid"], row["before"]), []).append("before")
+            items.setdefault((row["qid"], row["answer"]), []).append(row["variant"])
+    items = {k: sorted(set(v)) for k, v in items.items()}
+    qids = {q for q, _ in items}
+    return _blind_sheet(items, SEED + 2, KEY_CHECKS, [q for q in hb.handbook().queries if q.qid in qids])
+
+
+def _join_checks(rated_path: str) -> int:
+    key = json.loads(KEY_CHECKS.read_text())
+    rated = [json.loads(x) for x in Path(rated_path).read_text().splitlines() if x.strip()]
+    missing = set(key) - {r["item"] for r in rated}
+    if missing:
+        raise SystemExit(f"{rated_path}: no label for {sorted(missing)[:5]} ({len(missing)} items)")
+    out = [{"model": llm.DEFAULT_MODEL, "qid": key[r["item"]]["qid"], "variant": name, "label": r["label"],
+            "why": r["why"], "rater": r["rater"]} for r in rated for name in key[r["item"]]["rerankers"]]  # fmt: skip
+    out.sort(key=lambda r: (r["variant"], r["qid"]))
+    target = data_dir() / "correctness" / "checks.jsonl"
+    target.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out))
+    print(f"{target}: {len(out)} labels")
+    return 0
+
+
 def _sheet(name: str) -> list[dict]:
     if name == "1.5b":
         return answers_data.label_sheet(llm.DEFAULT_MODEL)
@@ -112,10 +149,12 @@ def _sheet(name: str) -> list[dict]:
         return _sheet_04b()
     if name == "04b-all":
         return _sheet_04b_all()
+    if name == "checks":
+        return _sheet_checks()
     return answers_data.label_sheet(llm.DEFAULT_MODEL, answers_data.sweep_questions(), answers_data.SWEEP_K)
 
 
-SHEETS = ("1.5b", "0.5b", "1.5b-k5", "04b", "04b-all")
+SHEETS = ("1.5b", "0.5b", "1.5b-k5", "04b", "04b-all", "checks")
 
 
 def main(argv: list[str]) -> int:
@@ -123,6 +162,8 @@ def main(argv: list[str]) -> int:
         return _join_04b(argv[1])
     if len(argv) == 2 and argv[0] == "04b-all-join":
         return _join_04b(argv[1], KEY_04B_ALL, CHECK_04B)
+    if len(argv) == 2 and argv[0] == "checks-join":
+        return _join_checks(argv[1])
     if len(argv) != 1 or argv[0] not in SHEETS:
         print(f"usage: {Path(__file__).name} {{{','.join(SHEETS)}}}", file=sys.stderr)
         return 2

@@ -1,0 +1,81 @@
+"""python -m labkit report: an HTML page and TREC files for any folder, written only where it is told."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from labkit import trec
+from labkit.__main__ import main
+from labkit.studies import capstone
+
+DOCS = {
+    "a/vpn.md": "# VPN\n\nConnect to the VPN before you open Jira. The gateway abroad is SG-1.\n",
+    "b/leave.txt": "Full-time staff get 18 days of annual leave a year.\n",
+    "c/notes.html": "<html><body><main><h1>Expenses</h1><p>Claims are due within 30 days.</p></main></body></html>",
+    "d/logo.png": "\x89PNG not text",
+}
+
+
+def make_folder(tmp_path):
+    docs = tmp_path / "docs"
+    for name, text in DOCS.items():
+        (docs / name).parent.mkdir(parents=True, exist_ok=True)
+        (docs / name).write_text(text, encoding="utf-8")
+    rows = []
+    for qid, doc, quote in (("q1", "a/vpn.md", "The gateway abroad is SG-1."),
+                            ("q2", "b/leave.txt", "18 days of annual leave")):  # fmt: skip
+        start = DOCS[doc].index(quote)
+        gold = [{"doc": doc, "start": start, "end": start + len(quote), "grade": 3}]
+        rows.append({"qid": qid, "question": f"about {quote[:12]}", "answer": quote, "slice": "real", "kind": "fact",
+                     "split": "test", "gold": gold})  # fmt: skip
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return docs, questions
+
+
+def listing(folder):
+    return {str(p): p.stat().st_mtime_ns for p in sorted(folder.rglob("*"))}
+
+
+def test_a_report_on_a_small_folder_writes_only_into_out(tmp_path, capsys, monkeypatch):
+    docs, questions = make_folder(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    before, out = listing(docs), tmp_path / "report"
+    assert main(["report", str(docs), "--queries", str(questions), "--out", str(out)]) == 0
+    assert listing(docs) == before and sorted(os.listdir(tmp_path)) == ["docs", "questions.jsonl", "report"]
+    assert sorted(os.listdir(out)) == ["qrels.txt", "report.html", "run-bm25.txt", "run-dense.txt", "run-hybrid.txt"]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "3 documents (1 html, 1 markdown, 1 text)" in page and "d/logo.png: unsupported type: .png" in page
+    assert "IDCG over every judged chunk" in page and "data:image/png;base64," in page
+    assert set(trec.read_qrels(out / "qrels.txt")) == {"q1", "q2"}
+    assert "report.html" in capsys.readouterr().out
+
+
+def test_the_bundled_corpus_report_agrees_with_trec_eval(tmp_path):
+    import pytrec_eval
+
+    from labkit.report import write_report
+
+    written = write_report(tmp_path)
+    qrels = trec.read_qrels(written["qrels"])
+    run = trec.read_run(written["run-hybrid"])
+    scores = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)
+    theirs = sum(s["ndcg_cut_10"] for s in scores.values()) / len(scores)
+    ours = capstone.per_query(capstone.setting(), 10)["nDCG@k hybrid"].mean()
+    assert theirs == pytest.approx(ours, abs=1e-9)
+    assert f"{ours:.3f} [" in written["report"].read_text(encoding="utf-8")
+
+
+def test_bad_arguments_are_clear_errors(tmp_path, capsys):
+    docs, questions = make_folder(tmp_path)
+    assert main(["report", str(docs), "--out", str(tmp_path / "r")]) == 2
+    assert "questions is missing" in capsys.readouterr().err
+    (tmp_path / "file").write_text("x")
+    assert main(["report", "--out", str(tmp_path / "file")]) == 2
+    assert "is a file: give a folder" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "nowhere"), "--queries", str(questions), "--out", str(tmp_path / "r")]) == 2
+    assert "not found" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
