@@ -96,7 +96,7 @@ table.T
 # in the reader's words ("How do I copy an object in Python?"), against pages written in the library's words
 # (`copy.deepcopy(x[, memo])`).
 #
-# Is the hybrid better than either retriever alone here, as it was on the handbook (chapter 01)? The same
+# Is the hybrid better than either retriever alone here (Step 8 sets the answer beside the handbook's)? The same
 # questions, so the comparison is paired: per question, the hybrid's nDCG@k minus each retriever's, with a 95 %
 # bootstrap interval. Four comparisons (two retrievers × two *k*):
 
@@ -232,8 +232,9 @@ relevance_labeller = widgets.Labeller.at(relevance_set, lambda qid: widgets.pass
 relevance_labeller
 
 # %% [markdown]
-# Then run this cell. With at least 10 labels of yours it compares them with the reference and recomputes the
-# hybrid's hit@1 ("the first passage answers") by your labels; with fewer, it uses the reference and says so:
+# Then run this cell. With at least 10 labels of yours it compares them with the reference and recomputes, by
+# your labels, the share of questions whose first passage answers them; with fewer, it uses the reference and
+# says so:
 
 # %%
 mine = labelling.labels_for(relevance_set, relevance_reference)
@@ -315,8 +316,9 @@ comparison
 # %% [markdown]
 # Two findings hold on a corpus nobody here wrote: chunking by structure helps, and questions that need several
 # passages gain from a larger *k*. Two do not show: the learned reranker's gain, and the hybrid's edge over dense
-# retrieval, which on this corpus is carried by the embeddings (while over BM25 it is larger here than on the
-# handbook, where it was not resolved). None is reversed. Read this table before carrying a choice from one
+# retrieval, which on this corpus is carried by the embeddings. One shows here only: the hybrid's edge over BM25,
+# resolved on this corpus and not on the handbook (whether it is *larger* here is a comparison across corpora this
+# table does not make). None is reversed. Read this table before carrying a choice from one
 # corpus to another: a finding travels, or it does not, and only your own questions can say which.
 
 # %% [markdown]
