@@ -50,3 +50,19 @@ def test_the_prompts_keep_the_passages_and_change_only_the_instructions_or_the_p
 def test_bad_input():
     with pytest.raises(ValueError, match='plan must be "07-fixes" or "08-swap"'):
         trace_checks.answers("07-answers")
+
+
+def test_every_recorded_answer_and_its_before_has_one_rater_label():
+    labels = trace_checks.labels()
+    asked = trace_checks.requests()
+    wanted = {(q, v) for q, _, v, _ in asked["07-fixes"]} | {(q, "swap") for q, *_ in asked["08-swap"]}
+    wanted |= {(q, "before") for q, *_ in asked["07-fixes"] + asked["08-swap"]}
+    assert set(labels) == wanted
+    assert {row["rater"] for row in labels.values()} == {"checks-1", "checks-2"}
+
+
+def test_a_label_outside_the_rubric_is_refused(tmp_path):
+    path = tmp_path / "checks.jsonl"
+    path.write_text('{"qid": "hr-e01", "variant": "strict", "label": "maybe", "rater": "x"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="checks.jsonl line 1: label must be one of"):
+        trace_checks.labels(path)

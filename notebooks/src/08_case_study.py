@@ -425,6 +425,46 @@ print(f"{lucky_by_slice['all'] / gap.loc['all', 'n']:.1%} of all answers are rig
 # A right answer with no evidence behind it passes an answer-only score and fails the day the model guesses
 # wrong; a claim-level faithfulness judge (chapter 06), calibrated against labels, is how to catch that in
 # production, where there is no reference answer.
+
+# %% [markdown]
+# **Swap the context.** A right answer with no chunk holding the answer behind it is suspicious; the source's
+# test is to swap the context and ask again. Every `LUCKY` trace, and as a control a seeded sample of as many
+# `OK` ones, was answered again by the 1.5B over the three passages of *another* question (from another
+# department, seeded; `labkit.studies.trace_checks`, plan `08-swap`, recorded), and labelled by the rater of
+# chapter 07's prompt fixes, blind. An answer that comes from its context should fall when the context goes; one
+# that stays right did not need it:
+
+# %%
+from labkit.studies import trace_checks
+
+swaps = trace_checks.answers("08-swap")
+swap_labels = trace_checks.labels()
+swaps["right before"] = [swap_labels[(q, "before")]["label"] == "right" for q in swaps["qid"]]
+swaps["right after swap"] = [swap_labels[(q, "swap")]["label"] == "right" for q in swaps["qid"]]
+swap_table = swaps.groupby("cell", sort=False)[["right before", "right after swap"]].agg(["sum", "count"])
+for cell, part in swaps.groupby("cell", sort=False):
+    kept = int(part["right after swap"].sum())
+    print(f"{cell:5s}: right before {int(part['right before'].sum())} of {len(part)} (this rater); right after the "
+          f"swap {kept} of {len(part)}: {stats.fmt_ci(*stats.wilson(kept, len(part)))}")  # fmt: skip
+kept_by = {c: (int(swaps.loc[swaps.cell == c, "right after swap"].sum()), int((swaps.cell == c).sum()))
+           for c in ("LUCKY", "OK")}  # fmt: skip
+d = stats.newcombe(*kept_by["LUCKY"], *kept_by["OK"])
+print(f"still right after the swap, LUCKY minus OK: {stats.fmt_ci(*d)} (one comparison)")
+
+# %%
+stayed = swaps[swaps["right after swap"]][["qid", "cell", "donor", "answer"]]
+stayed.assign(answer=stayed["answer"].str.slice(0, 100)).set_index("qid")
+
+# %% [markdown]
+# Most `LUCKY` answers fall with their context: once the passages are another question's, 18 of the 24 are no
+# longer right, so they did come from what the reader read (a second place in the handbook that the labels do not
+# mark, or a piece of the evidence; chapter 07 reads them). The six that stay right had no relevant passage to
+# lean on: three answer a yes/no or same/different question, the others state a detail the question points to
+# or a guess. The `OK` control falls further (3 of 24 stay right, two of them bare yes/no answers). The
+# difference between the two cells is not shown (the interval includes 0): with 24 traces a cell, the swap is a
+# test to read trace by trace, and the traces it flags (the table) are the ones to distrust, whatever a score
+# says. Step 4's checklist gains the step.
+
 #
 # ## Step 4 · The checklist, filled in for this bot
 #
@@ -458,6 +498,8 @@ checklist = pd.DataFrame(
         ("   fix first", "07, 08", "per slice, not overall",
          f"retrieval for hard/real: answer chunk read for {stages.loc['hard', answer_chunk]:.3f} / "
          f"{stages.loc['real', answer_chunk]:.3f}"),
+        ("   swap the context on suspicious traces", "08", "trace_checks.answers('08-swap')",
+         f"LUCKY still right after a swap: {kept_by['LUCKY'][0]} of {kept_by['LUCKY'][1]} (OK: {kept_by['OK'][0]})"),
         ("5 tune chunking, confirm on held-out", "05", "grid.ChunkGrid",
          "grid on dev, check on test (chapter 05)"),
     ],
