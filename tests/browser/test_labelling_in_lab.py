@@ -92,7 +92,7 @@ def test_chapter_10_switches_to_the_learners_relevance_labels(page, chromium_pat
         cell = page.locator(".jp-Notebook .jp-Cell").filter(has_text="labels used:").first
         cell.locator(".jp-InputArea-editor").click()  # run that one cell again (no reload: Run All once is enough)
         page.keyboard.press("Shift+Enter")
-        shown = wait_for(lambda: calibration_output(page), r"your 10 labels")
+        shown = wait_for(lambda: calibration_output(page), r"your 10 labels[\s\S]*first passage answers the question")
         assert "labels used: your 10 labels (10-relevance)" in shown, shown
         assert "the first passage answers the question: 0.500" in shown  # 5 of the 10 keys say "answers"
     finally:
