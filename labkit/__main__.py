@@ -90,14 +90,20 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("documents", nargs="?", default=None, help="folder of .md/.txt/.html (default: the bundled corpus)")
     r.add_argument("--queries", default=None, help="JSONL questions with gold spans (needed with DOCUMENTS)")
     r.add_argument("--out", required=True, type=Path, help="folder to write report.html, qrels.txt, run-*.txt into")
+    r.add_argument("--llm", default=None, help="add the reader's answers: replay, local, local-small or live")
+    r.add_argument("--source", default=None, help='whose documents, for the prompt (e.g. "the Acme manual")')
+    r.add_argument("--asker", default=None, help='who asks, for the prompt (e.g. "a customer")')
+    r.add_argument("--answer-labels", default=None, help="JSONL of {qid, label} for the answers: adds the 2x2")
     ns = parser.parse_args(argv)
     try:
         if ns.command == "report":
-            for name, path in report.write_report(ns.out, ns.documents, ns.queries).items():
+            written = report.write_report(ns.out, ns.documents, ns.queries, ns.llm, ns.source, ns.asker,
+                                          ns.answer_labels)  # fmt: skip
+            for name, path in written.items():
                 print(f"{name}: {path}")
         else:
             merge(ns.files, ns.out, ns.show)
-    except (ValueError, OSError) as err:
+    except (ValueError, OSError, LookupError) as err:  # LookupError: a response that is not recorded
         print(f"error: {err}", file=sys.stderr)
         return 2
     return 0

@@ -23,14 +23,16 @@ evidence spans. Two rules, each with a known bias, so a chapter can print both a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from labkit import args, faithfulness
+from labkit.files import path_arg, read_jsonl
 from labkit.reader import says_dont_know
 from labkit.text import numbers
 
 __all__ = ["key_numbers", "reference_check", "reference_rule", "gold_context", "judge_prompts", "judged",
-           "judge_check", "RULES"]  # fmt: skip
+           "judge_check", "read_answer_labels", "RULES", "ANSWER_LABELS"]  # fmt: skip
 
 RULES = ("first", "all")
 
@@ -138,3 +140,27 @@ def judge_check(judge: Callable, corpus_texts: Mapping[str, str]) -> Callable[[s
 
     check.__name__ = f"judge against the gold ({getattr(judge, '__name__', 'judge')})"
     return check
+
+
+ANSWER_LABELS = ("right", "partly", "wrong", "declined")
+
+
+def read_answer_labels(path: str | Path, known: set[str]) -> dict[str, dict]:
+    """``{qid: row}`` from a JSONL file of ``{"qid": ..., "label": ...}`` rows (more fields are kept): a label of
+    :data:`ANSWER_LABELS` (the rubric of ``data/correctness/README.md``) for answers to the questions ``known``.
+    Each qid once."""
+    path = Path(path_arg("path", path))
+    out = {}
+    for n, row in read_jsonl(path, "answer labels file"):
+        where = f"{path.name} line {n}"
+        qid, label = row.get("qid"), row.get("label")
+        if qid not in known:
+            raise ValueError(f"{where}: unknown qid {qid!r}: use the qid of a question in the questions file")
+        if label not in ANSWER_LABELS:
+            raise ValueError(f"{where}: label {label!r} must be one of {ANSWER_LABELS}")
+        if qid in out:
+            raise ValueError(f"{where}: qid {qid!r} is labelled twice")
+        out[qid] = row
+    if not out:
+        raise ValueError(f'{path} holds no label: one JSON object per line, e.g. {{"qid": "q1", "label": "right"}}')
+    return out

@@ -22,33 +22,35 @@ from typing import Any
 from labkit import args
 from labkit.text import fold
 
-__all__ = ["PROMPTS", "DONT_KNOW", "reader_prompt", "closed_book_prompt", "llm_reader", "says_dont_know"]
+__all__ = ["PROMPTS", "HEAD", "DONT_KNOW", "reader_prompt", "closed_book_prompt", "llm_reader", "says_dont_know"]
 
 DONT_KNOW = "I don't know."
 
-_HEAD = "You are the internal help bot of Quillbridge Software. An employee asked a question. "
+HEAD = "You are the internal help bot of Quillbridge Software. An employee asked a question. "
 PROMPTS = {
-    "lenient": _HEAD + "Answer it using the passages below, in one to three short sentences.\n\n{passages}\n\n"
+    "lenient": HEAD + "Answer it using the passages below, in one to three short sentences.\n\n{passages}\n\n"
     "Question: {question}\nAnswer:",
-    "strict": _HEAD + "Answer it using ONLY the passages below, in one to three short sentences. Do not use "
+    "strict": HEAD + "Answer it using ONLY the passages below, in one to three short sentences. Do not use "
     "anything you know from elsewhere. If the passages do not contain the answer, reply exactly: "
     f"{DONT_KNOW}\n\n{{passages}}\n\nQuestion: {{question}}\nAnswer:",
 }
-PROMPTS["cite"] = _HEAD + (
+PROMPTS["cite"] = HEAD + (
     "First copy, word for word and in quotes, the sentence of the passages below that answers the question; then "
     "answer it in one short sentence.\n\n{passages}\n\nQuestion: {question}\nAnswer:"
 )
-PROMPTS["careful"] = _HEAD + (
+PROMPTS["careful"] = HEAD + (
     "Read every passage below before answering. Copy numbers, names, codes and dates exactly as the passages "
     "write them, and answer in one to three short sentences.\n\n{passages}\n\nQuestion: {question}\nAnswer:"
 )
 """Two more rounds of the prompt fixes of chapter 07 (after ``strict``): quote the evidence first; copy exactly."""
-CLOSED_BOOK = _HEAD + "Answer it in one to three short sentences.\n\nQuestion: {question}\nAnswer:"
+CLOSED_BOOK = HEAD + "Answer it in one to three short sentences.\n\nQuestion: {question}\nAnswer:"
 MAX_TOKENS = 160
 
 
-def reader_prompt(question: str, passages: Sequence[str], prompt: str = "lenient") -> str:
-    """The prompt the reader sends: numbered passages, then the question."""
+def reader_prompt(question: str, passages: Sequence[str], prompt: str = "lenient", head: str | None = None) -> str:
+    """The prompt the reader sends: numbered passages, then the question. ``head`` replaces the first sentences
+    (the handbook's bot, :data:`HEAD`) for another corpus, e.g. "You are a help bot for the Python
+    documentation. A programmer asked a question. "."""
     args.text("question", question)
     passages = args.sequence("passages", passages, allow_empty=False, example='["first passage", "second"]')
     for i, p in enumerate(passages):
@@ -56,7 +58,15 @@ def reader_prompt(question: str, passages: Sequence[str], prompt: str = "lenient
     if prompt not in PROMPTS:
         raise ValueError(f"prompt must be one of {sorted(PROMPTS)}, got {prompt!r}")
     block = "\n\n".join(f"[{i}] {p.strip()}" for i, p in enumerate(passages, start=1))
-    return PROMPTS[prompt].format(passages=block, question=question.strip())
+    template = PROMPTS[prompt] if head is None else _head(head) + PROMPTS[prompt][len(HEAD) :]
+    return template.format(passages=block, question=question.strip())
+
+
+def _head(head: str) -> str:
+    head = args.text("head", head).strip()
+    if "{" in head or "}" in head:
+        raise ValueError(f"head must be plain sentences without braces, got {head!r:.80}")
+    return head + " "
 
 
 def closed_book_prompt(question: str) -> str:
@@ -64,7 +74,7 @@ def closed_book_prompt(question: str) -> str:
     return CLOSED_BOOK.format(question=args.text("question", question).strip())
 
 
-def llm_reader(llm: Any, prompt: str = "lenient") -> Callable[[str, Sequence[str]], str]:
+def llm_reader(llm: Any, prompt: str = "lenient", head: str | None = None) -> Callable[[str, Sequence[str]], str]:
     """``reader(question, passages) -> answer`` backed by ``llm`` (any labkit.llm client).
 
     An empty ``passages`` asks the closed-book prompt (:func:`closed_book_prompt`), whatever ``prompt`` says.
@@ -77,7 +87,7 @@ def llm_reader(llm: Any, prompt: str = "lenient") -> Callable[[str, Sequence[str
     def reader(question: str, passages: Sequence[str]) -> str:
         if isinstance(passages, list | tuple) and not passages:
             return llm(closed_book_prompt(question), max_tokens=MAX_TOKENS).strip()
-        return llm(reader_prompt(question, passages, prompt), max_tokens=MAX_TOKENS).strip()
+        return llm(reader_prompt(question, passages, prompt, head), max_tokens=MAX_TOKENS).strip()
 
     reader.__name__ = f"llm_reader[{getattr(llm, 'model', '?')}, {prompt}]"
     return reader

@@ -11,16 +11,26 @@ hybrid against each retriever as paired differences, evidence recall per questio
 conventions every number carries), ``qrels.txt`` and one ``run-<retriever>.txt`` per retriever in TREC format
 (for trec_eval or ranx). Nothing is written anywhere but ``DIR`` and the user cache (embeddings).
 
-The reader's answers are not part of the report yet (chapter 10 does not record them on a folder either).
+With ``--llm MODE`` (``replay``, ``local``, ``local-small`` or ``live``, as ``LABKIT_LLM`` names them; ``live`` is
+any OpenAI-compatible endpoint named by ``LABKIT_LLM_BASE_URL``) the reader answers every question over the
+hybrid's top 3 (:func:`labkit.studies.capstone.answers`; ``--source`` and ``--asker`` say in its prompt whose
+documents they are and who asks), and ``DIR`` also receives ``answers.jsonl``, one row per answer. Label those
+answers (``{"qid": ..., "label": "right" | "partly" | "wrong" | "declined"}`` per line, chapter 07's rubric) and pass
+the file as ``--answer-labels`` to add chapter 07's 2x2 (retrieval against answer) with Wilson intervals.
+
+    python -m labkit report DOCS --queries Q.jsonl --out DIR --llm local --source "the Acme manual" --asker "a user"
+    python -m labkit report DOCS --queries Q.jsonl --out DIR --llm local --answer-labels DIR/labels.jsonl
 """
 
 from __future__ import annotations
 
 import base64
 import html
+import json
 from pathlib import Path
 
-from labkit import plots, stats, trec
+from labkit import correctness, llm, plots, stats, trec
+from labkit import reader as rd
 from labkit.files import path_arg
 from labkit.studies import capstone
 
@@ -52,13 +62,53 @@ def _figure(fig) -> str:
     return f'<img alt="figure" src="data:image/png;base64,{data}">'
 
 
-def write_report(out: str | Path, documents: str | None = None, questions: str | None = None) -> dict[str, Path]:
+def _answers_section(s, ranked, mode, source, asker, documents, labels_path):
+    """(HTML, rows for answers.jsonl): the reader's answers, what share declined and whether the evidence was read;
+    with labels, chapter 07's 2x2."""
+    import pandas as pd
+
+    client = llm.client(mode, what="--llm")
+    default = capstone.ABOUT if documents is None else capstone.FOLDER
+    about = capstone.About(source or default.source, asker or default.asker)
+    table = capstone.answers(s, client, about, ranked=ranked)
+    table["declined"] = table["answer"].map(rd.says_dont_know)
+    n = len(table)
+    counts = {
+        "top 3 holds a grade-3 span": int(table["retrieved"].sum()),
+        "the reader declined": int(table["declined"].sum()),
+    }
+    shares = pd.DataFrame({what: {"answers": f"{c} of {n}", "share": stats.fmt_ci(*stats.wilson(c, n))}
+                           for what, c in counts.items()}).T  # fmt: skip
+    part = (f"<h2>The reader's answers (top 3, {html.escape(mode)})</h2><p>Prompt: {html.escape(about.head)}</p>"
+            f"{_table(shares)}{_table(pd.crosstab(table['retrieved'], table['declined']))}")  # fmt: skip
+    if labels_path is not None:
+        labels = correctness.read_answer_labels(labels_path, set(table["qid"]))
+        grid = capstone.two_by_two(table, {q: r["label"] for q, r in labels.items()})
+        cells = [stats.fmt_ci(*r) for r in grid[["share", "low", "high"]].itertuples(index=False)]
+        grid = pd.DataFrame({"answers": grid["answers"].astype(int), "share": cells}, index=grid.index)
+        part += "<h3>Retrieval against answer (chapter 07's 2x2; only <i>right</i> passes)</h3>" + _table(grid)
+    rows = table.to_dict("records")
+    return part, rows
+
+
+def write_report(
+    out: str | Path,
+    documents: str | None = None,
+    questions: str | None = None,
+    llm_mode: str | None = None,
+    source: str | None = None,
+    asker: str | None = None,
+    answer_labels: str | None = None,
+) -> dict[str, Path]:
     """Measure ``documents`` against ``questions`` (default: the bundled corpus) and write the report into ``out``
-    (created if missing; files of the same names are replaced). Returns ``{name: path}`` of what was written."""
+    (created if missing; files of the same names are replaced). ``llm_mode`` (a mode of :data:`labkit.llm.MODES`) adds
+    the reader's answers, ``answer_labels`` their 2x2. Returns ``{name: path}`` of what was written."""
     import pandas as pd
 
     if documents is not None and questions is None:
         raise ValueError("questions is missing: give --queries Q.jsonl for your folder (see python -m labkit -h)")
+    if llm_mode is None and (answer_labels is not None or source is not None or asker is not None):
+        raise ValueError("--answer-labels, --source and --asker need --llm MODE (replay, local, local-small or live)")
     out = Path(path_arg("out", out)).expanduser()
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file: give a folder for the report")
@@ -81,6 +131,8 @@ def write_report(out: str | Path, documents: str | None = None, questions: str |
     long["retriever"] = long["retriever"].str.removeprefix("nDCG@k ")
     figure = plots.plot_bars_ci(stats.group_means_ci(long, "retriever", "nDCG@3"), "nDCG@3",
                                 "nDCG@3 per retriever, 95 % intervals")  # fmt: skip
+    answers_part, answer_rows = ("", None) if llm_mode is None else _answers_section(s, ranked, llm_mode, source, asker,
+                                                                                documents, answer_labels)  # fmt: skip
     skipped = "".join(f"<li>{html.escape(x.path)}: {html.escape(x.reason)}</li>" for x in s.loaded.skipped)
     conventions = "".join(f"<tr><th>{html.escape(a)}</th><td>{html.escape(b)}</td></tr>" for a, b in CONVENTIONS)
     page = f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>Retrieval report</title>
@@ -94,6 +146,7 @@ words (overlap 32). {len(s.queries)} labelled questions.</p>
 <h2>Hybrid against each retriever (paired, same questions)</h2>{_table(paired)}
 <h2>Evidence recall at 10 per question kind</h2>{_table(by_kind)}
 <h2>Figure</h2>{_figure(figure)}
+{answers_part}
 <h2>Conventions</h2><table>{conventions}</table>
 <p>TREC files beside this page: qrels.txt, {", ".join(f"run-{r}.txt" for r in capstone.RETRIEVERS)}.</p>
 </body></html>
@@ -106,4 +159,8 @@ words (overlap 32). {len(s.queries)} labelled questions.</p>
         path = out / f"run-{name}.txt"
         trec.write_run(run, path, tag=name)
         written[f"run-{name}"] = path
+    if answer_rows is not None:
+        written["answers"] = out / "answers.jsonl"
+        written["answers"].write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in answer_rows),
+                                      encoding="utf-8")  # fmt: skip
     return written

@@ -28,6 +28,7 @@ __all__ = [
     "Dropped",
     "locate_quote",
     "generate_prompt",
+    "HANDBOOK",
     "generate_qa",
     "similar_chunks",
     "hard_prompt",
@@ -110,8 +111,11 @@ QA_SCHEMA = {
 QA_MAX_TOKENS = 200
 MIN_QUOTE_WORDS = 4
 
-GENERATE_PROMPT = """Below is a passage from the internal handbook of Quillbridge Software.
-Write ONE question that an employee could ask and that this passage answers, the short answer, and the exact
+HANDBOOK = ("the internal handbook of Quillbridge Software", "an employee")
+"""(where the passages come from, who asks): what the prompts say by default; another corpus names its own."""
+
+GENERATE_PROMPT = """Below is a passage from {source}.
+Write ONE question that {asker} could ask and that this passage answers, the short answer, and the exact
 sentence of the passage that contains the answer (copied word for word).
 Reply with JSON: {{"question": "...", "answer": "...", "quote": "..."}}
 
@@ -132,8 +136,19 @@ DISTRACTORS:
 {distractors}"""
 
 
-def generate_prompt(passage: str) -> str:
-    return GENERATE_PROMPT.format(passage=args.text("passage", passage).strip())
+def generate_prompt(passage: str, about: tuple[str, str] = HANDBOOK) -> str:
+    """The prompt asking for one question about ``passage``; ``about`` is (where it comes from, who asks)."""
+    source, asker = _about(about)
+    return GENERATE_PROMPT.format(passage=args.text("passage", passage).strip(), source=source, asker=asker)
+
+
+def _about(about: tuple[str, str]) -> tuple[str, str]:
+    if not (
+        isinstance(about, tuple | list) and len(about) == 2 and all(isinstance(a, str) and a.strip() for a in about)
+    ):
+        raise ValueError(f"about must be (source, asker), e.g. ('the Python documentation', 'a programmer'), got "
+                         f"{about!r:.80}")  # fmt: skip
+    return about[0].strip(), about[1].strip()
 
 
 def hard_prompt(target: str, distractors: Sequence[str]) -> str:
@@ -161,9 +176,10 @@ def _qa_row(reply: str, chunk: Any, document: str) -> dict | Dropped:
     return {**fields, "doc": chunk.doc, "start": span[0], "end": span[1], "target": chunk.id}
 
 
-def generate_qa(chunk: Any, document: str, llm: Any) -> dict | Dropped:
-    """One question/answer/evidence-span row from ``chunk`` (a :class:`labkit.chunking.Chunk` of ``document``)."""
-    reply = llm(generate_prompt(_chunk_text(chunk, document)), schema=QA_SCHEMA, max_tokens=QA_MAX_TOKENS)
+def generate_qa(chunk: Any, document: str, llm: Any, about: tuple[str, str] = HANDBOOK) -> dict | Dropped:
+    """One question/answer/evidence-span row from ``chunk`` (a :class:`labkit.chunking.Chunk` of ``document``);
+    ``about`` as in :func:`generate_prompt`."""
+    reply = llm(generate_prompt(_chunk_text(chunk, document), about), schema=QA_SCHEMA, max_tokens=QA_MAX_TOKENS)
     return _qa_row(reply, chunk, document)
 
 

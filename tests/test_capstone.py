@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from labkit import reader as rd
+from labkit import synth
 from labkit.studies import capstone
 
 DOCS = {
@@ -78,3 +80,49 @@ def test_a_folder_without_its_questions_file_and_a_repeated_qid_are_refused(tmp_
         capstone.setting(docs)
     with pytest.raises(ValueError, match="qid 'q1' appears twice"):
         capstone.setting(docs, path)
+
+
+def test_generated_questions_and_answers_on_your_folder_name_whose_documents_they_are(tmp_path):
+    long = "# Leave\n\n" + " ".join(f"Staff member {i} gets 18 days of annual leave." for i in range(12)) + "\n"
+    DOCS_LONG = {**DOCS, "guide/leave.md": long}
+    for name, text in DOCS_LONG.items():
+        (tmp_path / "docs" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / name).write_text(text, encoding="utf-8")
+    qs = [{"qid": "q1", "question": "how many days of leave", "answer": "18", "slice": "real", "kind": "fact",
+           "split": "test", "gold": [{"doc": "guide/leave.md", "start": long.index("Staff member 0"),
+                                      "end": long.index("Staff member 1") - 1, "grade": 3}]}]  # fmt: skip
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps(qs[0]) + "\n", encoding="utf-8")
+    s = capstone.setting(str(tmp_path / "docs"), str(path), 60, 10)
+    about = capstone.About("the staff guide of Acme", "a new hire")
+    seen = []
+
+    def model(prompt, schema=None, max_tokens=None):
+        seen.append(prompt)
+        if schema:  # a question quoting its target chunk, then one whose quote is not in the passage
+            passage = prompt.split("PASSAGE:\n", 1)[1]
+            quote = " ".join(passage.split()[:6]) if len(seen) == 1 else "not in the passage at all"
+            return json.dumps({"question": "How many days?", "answer": "18", "quote": quote})
+        return "18 days."
+
+    targets = capstone.targets(s)
+    assert [t.doc for t in targets] == ["guide/leave.md"] * 2  # only its two chunks have 40 words or more
+    kept, dropped = capstone.generated(s, model, about)
+    assert len(kept) == 1 and [d.reason for d in dropped] == ["quote not found in the document"]
+    assert "from the staff guide of Acme" in seen[0] and "a new hire could ask" in seen[0]
+    (q,) = capstone.generated_queries(kept)
+    assert q.qid == "gen-001" and q.slice == "synthetic" and q.gold[0].doc == "guide/leave.md"
+    assert long[q.gold[0].start : q.gold[0].end].split() == seen[0].split("PASSAGE:\n", 1)[1].split()[:6]
+    table = capstone.answers(s, model, about, k=2)
+    assert table["answer"].tolist() == ["18 days."] and table["retrieved"].tolist() == [True]
+    assert seen[-1].startswith("You are a help bot for the staff guide of Acme. A new hire asked a question.")
+    with pytest.raises(ValueError, match="about must be"):
+        capstone.About("", "someone")
+
+
+def test_the_handbook_prompts_are_unchanged_when_no_corpus_is_named():
+    assert synth.generate_prompt("p").startswith("Below is a passage from the internal handbook of Quillbridge")
+    assert "that an employee could ask" in synth.generate_prompt("p")
+    assert rd.reader_prompt("q", ["p"]).startswith(rd.HEAD)
+    with pytest.raises(ValueError, match="head"):
+        rd.reader_prompt("q", ["p"], head="use {braces}")

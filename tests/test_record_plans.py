@@ -111,3 +111,14 @@ def test_the_04b_plans_ask_what_the_chapter_replays(tool):
     answers = {r.prompt for r in tool.PLANS["04b-answers"]()}
     assert answers == {p for name in rs.RERANKERS for p in rs.reader_prompts(name).values()}
     assert answers & set(_prompts(tool, "07-answers"))  # a top 3 the reranker left alone is 07's request
+
+
+def test_10_plans_ask_what_chapter_10_replays(tool):
+    from labkit.studies import capstone
+
+    generate, answers = list(tool.PLANS["10-generate"]()), list(tool.PLANS["10-answers"]())
+    assert len(generate) == capstone.N_GENERATED and all(r.schema for r in generate)
+    assert all("the Python 3.11 documentation" in r.prompt for r in generate + answers)
+    assert len(answers) == len(capstone.setting().queries) and [r.prompt for r in answers] == sorted(
+        r.prompt for r in answers
+    )

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
-from labkit import trec
+from labkit import correctness, trec
 from labkit.__main__ import main
 from labkit.studies import capstone
 
@@ -79,3 +80,47 @@ def test_bad_arguments_are_clear_errors(tmp_path, capsys):
     assert main(["report", str(tmp_path / "nowhere"), "--queries", str(questions), "--out", str(tmp_path / "r")]) == 2
     assert "not found" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_with_a_live_reader_on_loopback_the_report_adds_answers_and_their_2x2(tmp_path, monkeypatch):
+    from test_llm_http import ScriptedServer, completion, http_reply  # tests/ is on the path
+
+    docs, questions = make_folder(tmp_path)
+    server = ScriptedServer([http_reply(completion("SG-1.")), http_reply(completion("I don't know."))])
+    try:
+        monkeypatch.setenv("LABKIT_LLM_BASE_URL", server.url)
+        monkeypatch.setenv("LABKIT_LLM_MODEL", "test-model")
+        labels = tmp_path / "labels.jsonl"
+        labels.write_text('{"qid": "q1", "label": "right"}\n{"qid": "q2", "label": "declined"}\n', encoding="utf-8")
+        out = tmp_path / "report"
+        assert main(["report", str(docs), "--queries", str(questions), "--out", str(out), "--llm", "live",
+                     "--source", "the Acme staff guide", "--asker", "a new hire",
+                     "--answer-labels", str(labels)]) == 0  # fmt: skip
+    finally:
+        server.close()
+    sent = b"".join(server.requests).decode()
+    assert len(server.requests) == 2 and "You are a help bot for the Acme staff guide. A new hire asked" in sent
+    rows = [json.loads(x) for x in (out / "answers.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(r["qid"], r["answer"], r["declined"]) for r in rows] == [("q1", "SG-1.", False),
+                                                                      ("q2", "I don't know.", True)]  # fmt: skip
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "the reader declined" in page and "1 of 2" in page and "chapter 07's 2x2" in page
+    cells = dict(re.findall(r"<th>(OK|GEN_FAIL|LUCKY|RET_FAIL)</th>\s*<td>(\d+)</td>", page))
+    hit_q2 = rows[1]["retrieved"]
+    assert cells == {"OK": "1", "GEN_FAIL": str(int(hit_q2)), "LUCKY": "0", "RET_FAIL": str(1 - int(hit_q2))}
+
+
+def test_answer_options_need_an_llm_and_labels_must_be_known(tmp_path, capsys):
+    docs, questions = make_folder(tmp_path)
+    assert main(["report", str(docs), "--queries", str(questions), "--out", str(tmp_path / "r"),
+                 "--answer-labels", "x.jsonl"]) == 2  # fmt: skip
+    assert "need --llm MODE" in capsys.readouterr().err
+    assert main(["report", str(docs), "--queries", str(questions), "--out", str(tmp_path / "r"), "--llm", "magic"]) == 2
+    assert "--llm must be one of replay" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="labels.jsonl line 1: unknown qid 'q9'"):
+        bad = tmp_path / "labels.jsonl"
+        bad.write_text('{"qid": "q9", "label": "right"}\n', encoding="utf-8")
+        correctness.read_answer_labels(bad, {"q1"})
+    with pytest.raises(ValueError, match="label 'fine' must be one of"):
+        bad.write_text('{"qid": "q1", "label": "fine"}\n', encoding="utf-8")
+        correctness.read_answer_labels(bad, {"q1"})

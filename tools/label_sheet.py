@@ -9,6 +9,8 @@
     python tools/label_sheet.py 04b-all-join build/rated-04b-all.jsonl  # -> data/correctness/reranked_check.jsonl
     python tools/label_sheet.py checks > build/sheet-checks.jsonl  # 07's prompt fixes, 08's swaps (blind, with before)
     python tools/label_sheet.py checks-join build/rated-checks.jsonl  # -> data/correctness/checks.jsonl
+    python tools/label_sheet.py pydocs > build/sheet-pydocs.jsonl  # chapter 10: every answer on the Python docs
+    python tools/label_sheet.py pydocs-second > build/sheet-pydocs-2.jsonl  # a seeded 60 of them, shuffled
 
 The 04b sheet holds only the answers that differ, word for word, from the hybrid top 3's answer (chapter 07
 labelled those), each once, under an opaque ``item`` id in a seeded shuffled order: the rater never sees which
@@ -140,7 +142,29 @@ def _join_checks(rated_path: str) -> int:
     return 0
 
 
+def _sheet_pydocs(second: bool = False) -> list[dict]:
+    """Chapter 10's answers on the Python documentation: question, the FAQ's own answer, the gold quotes (grade
+    >= 2) and the reader's answer; ``second``: a seeded 60, shuffled, for the second rater."""
+    import random
+
+    from labkit.studies import capstone
+
+    s = capstone.setting()
+    table = capstone.answers(s, llm.Replay(llm.DEFAULT_MODEL))
+    rows = []
+    for r in table.to_dict("records"):
+        q = s.by_qid[r["qid"]]
+        gold = [s.corpus[g.doc].text[g.start : g.end] for g in q.gold if g.grade >= 2]
+        rows.append({"qid": r["qid"], "question": r["question"], "reference": r["reference"], "gold": gold,
+                     "answer": r["answer"]})  # fmt: skip
+    if second:
+        rows = random.Random(SEED + 10).sample(rows, 60)
+    return rows
+
+
 def _sheet(name: str) -> list[dict]:
+    if name in ("pydocs", "pydocs-second"):
+        return _sheet_pydocs(name == "pydocs-second")
     if name == "1.5b":
         return answers_data.label_sheet(llm.DEFAULT_MODEL)
     if name == "0.5b":
@@ -154,7 +178,7 @@ def _sheet(name: str) -> list[dict]:
     return answers_data.label_sheet(llm.DEFAULT_MODEL, answers_data.sweep_questions(), answers_data.SWEEP_K)
 
 
-SHEETS = ("1.5b", "0.5b", "1.5b-k5", "04b", "04b-all", "checks")
+SHEETS = ("1.5b", "0.5b", "1.5b-k5", "04b", "04b-all", "checks", "pydocs", "pydocs-second")
 
 
 def main(argv: list[str]) -> int:

@@ -401,6 +401,36 @@ def plan_08_swap() -> Iterator[Request]:
                        for *_, p in trace_checks.requests()["08-swap"])  # fmt: skip
 
 
+class _Capture:
+    """A stand-in model that keeps every request a function makes (and answers "{}"), so a plan asks exactly
+    what the chapter's function will ask the replayed model."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def __call__(self, prompt: str, schema: dict | None = None, max_tokens: int | None = None, **_: object) -> str:
+        self.calls.append((prompt, schema, max_tokens))
+        return "{}"
+
+
+def plan_10_generate() -> Iterator[Request]:
+    """Chapter 10: the 1.5B writes one question per seeded target chunk of the bundled Python documentation."""
+    from labkit.studies import capstone
+
+    cap = _Capture()
+    capstone.generated(capstone.setting(), cap)
+    yield from (Request(llm.DEFAULT_MODEL, p, schema, tokens, 70) for p, schema, tokens in cap.calls)
+
+
+def plan_10_answers() -> Iterator[Request]:
+    """Chapter 10: the 1.5B reader answers every labelled FAQ question over the hybrid's top 3."""
+    from labkit.studies import capstone
+
+    cap = _Capture()
+    capstone.answers(capstone.setting(), cap)
+    yield from _sorted(Request(llm.DEFAULT_MODEL, p, schema, tokens, 50, True) for p, schema, tokens in cap.calls)
+
+
 PLANS = {
     "00-welcome": plan_00,
     "06-answers": plan_06_answers,
@@ -428,6 +458,8 @@ PLANS = {
     "04b-answers": plan_04b_answers,
     "07-fixes": plan_07_fixes,
     "08-swap": plan_08_swap,
+    "10-generate": plan_10_generate,
+    "10-answers": plan_10_answers,
 }
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "Recorder",
     "OpenAIChat",
     "Local",
+    "client",
     "Completion",
     "EndpointError",
     "MissingRecording",
@@ -65,9 +66,14 @@ def from_env(model: str | None = None) -> Any:
 
     ``LABKIT_LLM=local-small`` makes the 0.5B the default model; a chapter that names a model gets that model.
     """
-    mode = os.environ.get("LABKIT_LLM", "replay").strip() or "replay"
+    return client(os.environ.get("LABKIT_LLM", "replay").strip() or "replay", model, "LABKIT_LLM")
+
+
+def client(mode: str, model: str | None = None, what: str = "mode") -> Any:
+    """The client of ``mode`` (one of :data:`MODES`, as ``LABKIT_LLM`` names them) for ``model``; ``live`` reads
+    its endpoint from ``LABKIT_LLM_BASE_URL``, ``LABKIT_LLM_MODEL`` and ``LABKIT_LLM_API_KEY``."""
     if mode not in MODES:
-        raise ValueError(f"LABKIT_LLM must be one of {', '.join(MODES)}; got {mode!r}")
+        raise ValueError(f"{what} must be one of {', '.join(MODES)}; got {mode!r}")
     if model is not None and (not isinstance(model, str) or not model.strip()):
         raise ValueError(f"model must be a model name such as {DEFAULT_MODEL!r}, got {model!r}")
     base_url = os.environ.get("LABKIT_LLM_BASE_URL", "").strip()
@@ -76,13 +82,13 @@ def from_env(model: str | None = None) -> Any:
             raise ValueError(f"LABKIT_LLM={mode} needs LABKIT_LLM_BASE_URL (an OpenAI-compatible endpoint)")
         name = os.environ.get("LABKIT_LLM_MODEL", "").strip() or model or DEFAULT_MODEL
         timeout = float(os.environ.get("LABKIT_LLM_TIMEOUT", "120"))
-        client = OpenAIChat(base_url, name, os.environ.get("LABKIT_LLM_API_KEY") or None, timeout=timeout)
-        return client if mode == "live" else Recorder(client)
+        chat = OpenAIChat(base_url, name, os.environ.get("LABKIT_LLM_API_KEY") or None, timeout=timeout)
+        return chat if mode == "live" else Recorder(chat)
     name = model or (SMALL_MODEL if mode == "local-small" else DEFAULT_MODEL)
     if mode == "replay":
         return Replay(name)
-    client = Local(name)
-    return Recorder(client) if mode == "record" else client
+    local_model = Local(name)
+    return Recorder(local_model) if mode == "record" else local_model
 
 
 _MAX_DEPTH = 20

@@ -1,6 +1,6 @@
 """What the learner labels in 02, 06, 07 and 10, and which labels a chapter then computes with.
 
-Four label sets, each drawn in a seeded order from items that already carry reference labels (written by an
+Five label sets, each drawn in a seeded order from items that already carry reference labels (written by an
 AI assistant against the rubric in ``data/<folder>/README.md``, checked by a second such rater), so a learner's
 labels can be compared with them item by item:
 
@@ -8,6 +8,8 @@ labels can be compared with them item by item:
   (supported / unsupported / contradicted);
 - ``07-answers``: the 1.5B reader's answers at k = 3 on the reader sample (right / partly / wrong / declined);
 - ``02-realism``: the held-out realism questions (1-5; the few-shot examples are in the rater's prompt);
+- ``10-answers``: the 1.5B reader's answers to the Python FAQ's questions over the hybrid's top 3 (right /
+  partly / wrong / declined, by the FAQ's own answer and the gold quotes);
 - ``10-relevance``: the hybrid's first passage for each test question of the bundled Python documentation
   (answers / partly / no), the reference derived from the gold spans.
 
@@ -22,16 +24,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from labkit import SEED, llm, stats
+from labkit import SEED, correctness, llm, stats
 from labkit.correctness import gold_context
 from labkit.labels import LabelSet, default_path, read_labels
-from labkit.studies import answers_data, capstone
+from labkit.studies import answers_data, capstone, pydocs
 from labkit.studies import faithfulness_data as fdata
 from labkit.studies import handbook as hb
 from labkit.studies import synth_data as sd
 
-__all__ = ["claims_set", "answers_set", "realism_set", "relevance_set", "labels_for", "agreement_line", "Chosen",
-           "store_path", "MIN_LABELS", "TARGET"]  # fmt: skip
+__all__ = ["claims_set", "answers_set", "realism_set", "relevance_set", "pydocs_answers_set", "labels_for",
+           "agreement_line", "Chosen", "store_path", "MIN_LABELS", "TARGET"]  # fmt: skip
 
 RELEVANCE = ("answers", "partly", "no")
 MIN_LABELS = 10
@@ -138,6 +140,31 @@ def relevance_set() -> tuple[LabelSet, dict, dict]:
     spans (an AI rater's quotes): ``answers`` when the chunk holds a grade-3 span whole, ``partly`` for a piece of
     the evidence, ``no`` otherwise."""
     return _relevance()
+
+
+@lru_cache(maxsize=1)
+def _pydocs_answers() -> tuple[LabelSet, dict, dict]:
+    s = capstone.setting()
+    table = capstone.answers(s, llm.Replay(llm.DEFAULT_MODEL))
+    reference = {q: row["label"] for q, row in pydocs.answer_labels().items()}
+    items = {}
+    for r in table.to_dict("records"):
+        q = s.by_qid[r["qid"]]
+        quotes = "\n\n".join(dict.fromkeys(s.corpus[g.doc].text[g.start : g.end].strip() for g in q.gold
+                                             if g.grade >= 2))  # fmt: skip
+        items[r["qid"]] = {"question": r["question"], "answer": r["answer"],
+                           "reference": f"The FAQ's answer: {r['reference'].strip()}\n\nFrom the documentation:\n"
+                                        f"{quotes}"}  # fmt: skip
+    ls = LabelSet("10-answers", correctness.ANSWER_LABELS, _order(sorted(items), SEED),
+                  keys={"r": "right", "p": "partly", "w": "wrong", "d": "declined"},
+                  title="Is the model's answer right, by the FAQ's answer and the documentation?")  # fmt: skip
+    return ls, items, {q: reference[q] for q in items}
+
+
+def pydocs_answers_set() -> tuple[LabelSet, dict, dict]:
+    """(the label set, qid -> {question, answer, reference}, qid -> reference label): chapter 10's answers on the
+    bundled Python documentation (plan ``10-answers``), rated in ``data/pydocs/answer_labels.jsonl``."""
+    return _pydocs_answers()
 
 
 @dataclass(frozen=True)

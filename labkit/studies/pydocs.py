@@ -7,6 +7,9 @@ questions are the Python documentation's (PSF licence, ``data/pydocs/COPYING``),
 - :func:`corpus`: ``data/pydocs/corpus/`` loaded by :func:`labkit.folder.load_folder` (HTML → text).
 - :func:`faq_questions`: every question (an ``h3`` heading) of the FAQ pages, with its answer's text and the
   pages the answer links to. The FAQ pages are not in the corpus: a retriever must find the answer elsewhere.
+- :func:`answer_labels`: is the reader's answer (chapter 10, plan ``10-answers``) right, by the FAQ's own answer
+  and the gold? Labelled by two AI assistant sessions against the rubric of ``data/correctness/README.md``;
+  :func:`answer_agreement` compares them.
 - :func:`load_queries`: the questions that have gold evidence, in the schema of ``queries.jsonl``. The evidence
   is labelled in ``data/pydocs/gold.jsonl`` as exact quotes of the extracted text (never offsets typed by
   hand), located here; who labelled it, and against which rubric, is in ``data/pydocs/README.md``.
@@ -20,10 +23,11 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from labkit import data_dir, folder, stats
+from labkit import correctness, data_dir, folder, stats
 from labkit.data import Query, parse_query
 
-__all__ = ["root", "corpus", "faq_questions", "gold_rows", "load_queries", "SPLIT_SEED", "GRADES"]
+__all__ = ["root", "corpus", "faq_questions", "gold_rows", "load_queries", "second_rater", "agreement",
+           "answer_labels", "answer_agreement", "SPLIT_SEED", "GRADES"]  # fmt: skip
 
 SPLIT_SEED = 20261202
 GRADES = (1, 2, 3)
@@ -168,4 +172,25 @@ def agreement() -> dict:
         "a passage in common": len(shared),
         "disagree on answerable": [q for q, x, y in zip(qids, a, b, strict=True) if x != y],
         "no passage in common": [q for q in both if q not in shared],
+    }
+
+
+def answer_labels(path: Path | None = None) -> dict[str, dict]:
+    """``{qid: row}`` of ``data/pydocs/answer_labels.jsonl`` (or ``path``): the 1.5B reader's answer to each
+    labelled question, rated ``right`` / ``partly`` / ``wrong`` / ``declined`` with a ``why`` and the ``rater``
+    (checked by :func:`labkit.correctness.read_answer_labels`)."""
+    return correctness.read_answer_labels(path or root() / "answer_labels.jsonl", {q.qid for q in load_queries()})
+
+
+def answer_agreement() -> dict:
+    """The second rater (``answer_labels_second.jsonl``, a seeded sample labelled without the first labels) against
+    the first: Cohen's kappa on the four labels and on right-or-not, and the disagreements."""
+    first, second = answer_labels(), answer_labels(root() / "answer_labels_second.jsonl")
+    qids = sorted(second)
+    a, b = [first[q]["label"] for q in qids], [second[q]["label"] for q in qids]
+    return {
+        "answers": len(qids),
+        "labels": stats.kappa_report(a, b, labels=list(correctness.ANSWER_LABELS)),
+        "right or not": stats.kappa_report([x == "right" for x in a], [y == "right" for y in b], labels=[True, False]),
+        "disagreements": [(q, x, y) for q, x, y in zip(qids, a, b, strict=True) if x != y],
     }
