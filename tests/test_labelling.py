@@ -132,3 +132,17 @@ def test_chapter_10_labels_the_hybrids_first_passage_of_each_test_question_again
     item = items[relevance.items[0]]
     shown = widgets.passage_html(item["question"], item["passage"] + " <b>&")
     assert shown.count("<pre>") == 1 and shown.endswith(" &lt;b&gt;&amp;</pre>")  # the passage shown, escaped
+
+
+def test_chapter_10_labels_the_readers_answers_against_the_raters_labels():
+    from labkit.studies import (
+        labelling,  # noqa: F811 - the study module here, not the widget module
+        pydocs,
+    )
+
+    answers, items, reference = labelling.pydocs_answers_set()
+    assert answers.id == "10-answers" and set(answers.items) == set(items) == set(reference)
+    assert reference == {q: r["label"] for q, r in pydocs.answer_labels().items()}
+    assert not set(answers.keys) & set(lb.RESERVED_KEYS)
+    item = items[answers.items[0]]
+    assert item["reference"].startswith("The FAQ's answer: ") and "From the documentation:" in item["reference"]

@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from labkit.studies import pydocs
+from labkit import SEED, llm
+from labkit import reader as rd
+from labkit.studies import capstone, pydocs
 
 
 def test_the_snapshot_matches_its_manifest_byte_for_byte():
@@ -91,3 +93,27 @@ def test_a_second_rater_labelled_a_seeded_sixty_and_agreement_is_measured_not_as
     assert report["answerable"]["agree"] == sum(first[q] == second[q] for q in second)
     assert report["disagree on answerable"] == sorted(q for q in second if first[q] != second[q])
     assert report["a passage in common"] + len(report["no passage in common"]) == report["both answerable"]
+
+
+def test_every_recorded_answer_is_rated_and_a_second_rater_rated_a_seeded_sixty_blind():
+    import random
+
+    s = capstone.setting()
+    table = capstone.answers(s, llm.Replay(llm.DEFAULT_MODEL))
+    first = pydocs.answer_labels()
+    assert list(first) == list(table["qid"]) and {r["rater"] for r in first.values()} == {"pydocs-answers-a"}
+    second = pydocs.answer_labels(pydocs.root() / "answer_labels_second.jsonl")
+    assert sorted(second) == sorted(random.Random(SEED + 10).sample(list(table["qid"]), 60))
+    report = pydocs.answer_agreement()
+    assert report["labels"]["agree"] == sum(first[q]["label"] == second[q]["label"] for q in second)
+    assert [d[0] for d in report["disagreements"]] == sorted(
+        q for q in second if first[q]["label"] != second[q]["label"]
+    )
+
+
+def test_every_label_says_why_and_an_answer_that_declines_is_labelled_declined():
+    assert all(row["why"].strip() for row in pydocs.answer_labels().values())
+    table = capstone.answers(capstone.setting(), llm.Replay(llm.DEFAULT_MODEL))
+    labels = pydocs.answer_labels()
+    declined = {q for q, a in zip(table["qid"], table["answer"], strict=True) if rd.says_dont_know(a)}
+    assert declined <= {q for q, r in labels.items() if r["label"] == "declined"}

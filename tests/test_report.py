@@ -58,16 +58,26 @@ def test_a_report_on_a_small_folder_writes_only_into_out(tmp_path, capsys, monke
 def test_the_bundled_corpus_report_agrees_with_trec_eval(tmp_path):
     import pytrec_eval
 
+    from labkit import llm
     from labkit.report import write_report
+    from labkit.studies import pydocs
 
-    written = write_report(tmp_path)
+    labels_path = pydocs.root() / "answer_labels.jsonl"
+    written = write_report(tmp_path, llm_mode="replay", answer_labels=str(labels_path))
     qrels = trec.read_qrels(written["qrels"])
     run = trec.read_run(written["run-hybrid"])
     scores = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)
     theirs = sum(s["ndcg_cut_10"] for s in scores.values()) / len(scores)
     ours = capstone.per_query(capstone.setting(), 10)["nDCG@k hybrid"].mean()
     assert theirs == pytest.approx(ours, abs=1e-9)
-    assert f"{ours:.3f} [" in written["report"].read_text(encoding="utf-8")
+    page = written["report"].read_text(encoding="utf-8")
+    assert f"{ours:.3f} [" in page
+    rows = [json.loads(x) for x in written["answers"].read_text(encoding="utf-8").splitlines()]
+    table = capstone.answers(capstone.setting(), llm.Replay(llm.DEFAULT_MODEL))
+    assert [r["answer"] for r in rows] == table["answer"].tolist()  # the chapter's replayed answers
+    grid = capstone.two_by_two(table, {q: r["label"] for q, r in pydocs.answer_labels().items()})
+    cells = dict(re.findall(r"<th>(OK|GEN_FAIL|LUCKY|RET_FAIL)</th>\s*<td>(\d+)</td>", page))
+    assert cells == {c: str(int(n)) for c, n in grid["answers"].items()}
 
 
 def test_bad_arguments_are_clear_errors(tmp_path, capsys):

@@ -107,11 +107,12 @@ CHAPTERS = [
     Chapter("10_your_own_documents", "Your own documents", "the workflow on any folder, proven on a real corpus",
             "the 7.12 workflow on any folder of Markdown, text and HTML (bad files skipped and said), proven on 78 "
             "pages of the Python documentation and the FAQ's own questions (gold by AI raters, a second rater's κ): "
-            "retrieval at the reader's k, hybrid vs each retriever, a learned reranker trained here and one "
-            "carried over from the handbook, chunking by structure confirmed, k by question type, which of the "
-            "handbook's findings hold; you label the retriever's first passages",
-            "in progress: the reader's answers, synthetic questions and `python -m labkit report` on this corpus "
-            "are not recorded yet"),
+            "60 questions written by the local 1.5B (30 kept) against the FAQ's, retrieval per slice at the "
+            "reader's k, hybrid vs each retriever, a learned reranker trained here and one carried over from the "
+            "handbook, the 1.5B reader's 80 answers rated by two AI raters (κ) and triaged in the 2×2, chunking by "
+            "structure confirmed, k by question type, which of the handbook's findings hold; you label the "
+            "retriever's first passages and the reader's answers; `python -m labkit report` for any folder",
+            "ready"),
 ]  # fmt: skip
 NAV_TAG = "nav"
 RUN_HINT = (

@@ -248,7 +248,8 @@ def two_by_two(table: Any, labels: dict[str, str]) -> Any:
     n = len(cells)
     rows = {c: {"answers": cells.count(c), **dict(zip(("share", "low", "high"), stats.wilson(cells.count(c), n),
                                                          strict=True))} for c in QUADRANTS}  # fmt: skip
-    return pd.DataFrame(rows).T.rename_axis("cell")
+    frame = pd.DataFrame(rows).T.rename_axis("cell")
+    return frame.astype({"answers": int})
 
 
 def traces(s: SimpleNamespace, table: Any, labels: dict[str, str]) -> list[dict]:
