@@ -466,7 +466,7 @@ CHAPTERS = [
     ], warm=lambda: ld.ch09_stats(5)),
 ]  # fmt: skip
 COVERED = {c.stem for c in CHAPTERS}  # notebooks whose stored outputs hold a widget, each driven below
-LABELLER_ONLY = {"10_your_own_documents"}  # its one widget, the labeller, is driven in test_labelling_in_lab.py
+LABELLER_ONLY = {"10_your_own_documents"}  # its widgets are labellers; the first is driven in test_labelling_in_lab.py
 
 
 def test_every_widget_notebook_is_covered():

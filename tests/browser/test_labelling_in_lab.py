@@ -74,27 +74,28 @@ def test_keys_label_claims_the_labels_survive_a_reload_and_the_calibration_uses_
         server.stop()
 
 
-def test_chapter_10_switches_to_the_learners_relevance_labels(page, chromium_path, tmp_path, monkeypatch):
-    """Chapter 10: ten keys label the retriever's first passages; after a reload the chapter computes with them."""
+def test_chapter_10_switches_to_the_learners_answer_labels(page, chromium_path, tmp_path, monkeypatch):
+    """Chapter 10: ten keys rate the reader's answers; run again, the 2x2 counts those ten by the learner's labels."""
     labels = tmp_path / "labels"
     monkeypatch.setenv("LABKIT_LABELS", str(labels))
     server = start_lab(NOTEBOOKS, tmp_path / "lab", LAB_SETTINGS)
     try:
         nb = LabNotebook(page, server, "10_your_own_documents")
         nb.open_and_run_all()
-        assert "the reference labels of 40 items" in calibration_output(page)
+        assert "the reference labels of 80 items" in calibration_output(page)  # the answers' cell comes first
         box = page.locator(".lk-labeller .lk-lab-keys").first
         box.click()
-        for n, key in enumerate("aaxpaxxapa", start=1):
+        for n, key in enumerate("rrwprwwdrr", start=1):  # five "right"
             box.press(key)
             assert wait_for(lambda: progress(page), rf"^{n} of 30 labelled").startswith(f"{n} of 30 labelled")
-        assert len((labels / "10-relevance.jsonl").read_text().splitlines()) == 10
+        assert len((labels / "10-answers.jsonl").read_text().splitlines()) == 10
         cell = page.locator(".jp-Notebook .jp-Cell").filter(has_text="labels used:").first
         cell.locator(".jp-InputArea-editor").click()  # run that one cell again (no reload: Run All once is enough)
         page.keyboard.press("Shift+Enter")
-        shown = wait_for(lambda: calibration_output(page), r"your 10 labels[\s\S]*first passage answers the question")
-        assert "labels used: your 10 labels (10-relevance)" in shown, shown
-        assert "the first passage answers the question: 0.500" in shown  # 5 of the 10 keys say "answers"
+        shown = wait_for(lambda: calibration_output(page), r"your 10 labels[\s\S]*RET_FAIL")
+        assert "labels used: your 10 labels (10-answers)" in shown, shown
+        counts = {c: int(n) for c, n in re.findall(r"^(OK|GEN_FAIL|LUCKY|RET_FAIL)\s+(\d+)", shown, re.MULTILINE)}
+        assert sum(counts.values()) == 10 and counts["OK"] + counts["LUCKY"] == 5, shown
     finally:
         server.shutdown_kernels()
         server.stop()
