@@ -282,8 +282,9 @@ gap.assign(**{"gap [95% interval]": [stats.fmt_ci(*r) for r in gap[["gap", "gap 
 # synthesis questions: **retrieval is the stage to fix first here**; on the 42 fact questions the interval
 # includes 0, so these answers cannot tell the two stages apart there (three groups are scanned; the overall row
 # is the one the advice rests on). `LUCKY` holds 16 answers that are right although their evidence was not read:
-# the 1.5B has read a great deal about Python. On a company's own documents that knowledge does not exist, which
-# is why chapter 08 swaps the context to find such answers.
+# Qwen2.5-Coder was trained on a great deal of code and text about Python, and answers some questions from that.
+# On a company's own documents no such knowledge exists, which is why chapter 08 swaps the context to find such
+# answers.
 
 # %% [markdown]
 # ## Step 6 · Chunking, confirmed on questions it was not chosen on
