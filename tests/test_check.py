@@ -158,6 +158,14 @@ CASES = {
     "9.5": ("lower", "same", {"by_k": pd.DataFrame({"filter recall": [1.0]}, [10]), "at_11": {"filter recall": 0.77}}),
     "10.1": (2, 3, {"rows": [{"answerable": True}, {"answerable": False}, {"answerable": True}]}),
     "10.2": (0.25, 0.3, {"at": {3: pd.DataFrame({"nDCG@k hybrid": [0.5, 0.0]})}}),
+    "10.3": (
+        1,
+        2,
+        {
+            "answers": pd.DataFrame({"qid": ["a", "b", "c"], "retrieved": [False, False, True]}),
+            "labels": {"a": "right", "b": "partly", "c": "wrong"},
+        },
+    ),  # b only: c was retrieved, a right
 }
 
 

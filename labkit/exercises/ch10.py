@@ -18,4 +18,13 @@ EXERCISES: dict[str, Exercise] = {
         "read the nDCG@k hybrid row of Step 3's table at k = 3 (the estimate before the interval)",
         objects={"at": "Step 3's per-question tables, {k: capstone.per_query(s, k)}"},
     ),
+    "10.3": Exercise(
+        "how many of the reader's answers are RET_FAIL by the reference labels",
+        lambda answers, labels: sum(
+            not hit and labels[q] != "right" for q, hit in zip(answers["qid"], answers["retrieved"], strict=True)
+        ),  # fmt: skip
+        "RET_FAIL: retrieved is False and the label is not right (partly, wrong and declined all fail)",
+        tol=0,
+        objects={"answers": "Step 5's answers table", "labels": "reference_labels, qid -> label"},
+    ),
 }

@@ -528,15 +528,28 @@ for step, what in checklist:
 #
 # **10.1** How many of the bundled corpus's FAQ questions are answerable from it?
 
-# %%
-answer_10_1 = None  # a whole number
+# %% tags=["solution"]
+answer_10_1 = answerable
 
+# %%
 check.exercise("10.1", answer_10_1, rows=gold)
 
 # %% [markdown]
 # **10.2** On this corpus, the hybrid's nDCG@3 averaged over all questions (to three decimals)?
 
-# %%
-answer_10_2 = None  # a number
+# %% tags=["solution"]
+answer_10_2 = round(float(at[3]["nDCG@k hybrid"].mean()), 3)
 
+# %%
 check.exercise("10.2", answer_10_2, at=at)
+
+# %% [markdown]
+# **10.3** By the reference labels, how many of the reader's 80 answers are `RET_FAIL`: no chunk holding their
+# evidence among the three read, and not right? Count them from `answers` (its `retrieved` column) and
+# `reference_labels`, without `two_by_two`.
+
+# %% tags=["solution"]
+answer_10_3 = sum(not hit and reference_labels[q] != "right" for q, hit in zip(answers["qid"], answers["retrieved"]))
+
+# %%
+check.exercise("10.3", answer_10_3, answers=answers, labels=reference_labels)
