@@ -1,12 +1,13 @@
 """Benchmark: how long each explorer takes to answer a control move, in the kernel (compute + render).
 
-Builds the explorers of chapters 01, 03, 04, 04b, 05, 07 and 09 on the handbook (05's builds its nine chunkings, as the
-chapter has by then: the slowest part of this script), then moves one control through a fixed path and times each
-update (``Explorer._update``: the pure function, its HTML and SVG pictures, the widgets' new values), and within it
-the pure function and the render apart. Prints the median and the slowest move per explorer,
-against issue 24's targets for the whole key-to-screen path in the browser (p50 <= 50 ms, max <= 100 ms): the
-kernel's part must sit well below them, since the browser adds a websocket round trip and the redraw. The
-browser tests print the measured end-to-end figure. Not a test: timings are printed, never asserted.
+Builds the explorers of chapters 01, 03, 04, 04b, 05, 07 and 09 on the handbook (05's builds its nine chunkings, as
+the chapter has by then: the slowest part of this script), then moves one control through a fixed path and times
+each update (``Explorer._update``: the pure function, its HTML and SVG pictures, the widgets' new values), and
+within it the pure function and the render apart (a revisit is served from the explorer's cache). Prints the median
+and the slowest move per explorer. Then, per explorer, the work of computing ahead every state one move reaches:
+what the kernel does between a learner's moves, so that the page can draw those states itself
+(labkit.widgets.ahead). Issue 24's targets are for the whole key-to-screen path in the browser (p50 <= 50 ms,
+max <= 100 ms); the browser tests print that figure. Not a test: timings are printed, never asserted.
 
     .venv/bin/python bench/explorer_bench.py
 """
@@ -105,6 +106,19 @@ def main() -> None:
         split = " ".join(f"{ms(steps[s], statistics.median)} {ms(steps[s], max)}" for s in ("compute", "render"))
         print(f"{name:30} {len(cold):4d} {ms(cold, statistics.median)} {ms(cold, max)} "
               f"{len(warm):4d} {ms(warm, statistics.median)} {ms(warm, max)} {split}")  # fmt: skip
+    print()
+    print("computed ahead after a move (Explorer.warm, in the kernel's idle turns; each state is then drawn by the")
+    print("page itself): how many states one move reaches, the time for all, and the longest one, which is the")
+    print("most a key press for a state the page does not hold yet can wait behind")
+    print(f"{'explorer':30} {'states':>7} {'all, ms':>9} {'longest, ms':>12}")
+    for name, (explorer, _, _) in cases.items():
+        explorer._shown.clear()  # as if nothing had been computed around the current state yet
+        each = []
+        for state in explorer.neighbours():
+            start = time.perf_counter()
+            explorer.warm([state])
+            each.append(time.perf_counter() - start)
+        print(f"{name.split(' (')[0]:30} {len(each):7d} {ms(each, sum)} {ms(each, max):>12}")
 
 
 if __name__ == "__main__":

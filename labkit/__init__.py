@@ -23,6 +23,7 @@ UI — draw and interact (the only modules that import matplotlib, ipywidgets an
 - ``widgets.answers``       generated questions, judged claims, what answers cost (02, 06, 09)
 - ``widgets.traces``        a reader's answers trace by trace (04, 07, 08)
 - ``widgets.labelling``     the learner labels items with the keyboard, into their own label store (02, 06, 07)
+- ``widgets.ahead``         a move drawn by the page at once, from the states the kernel computed ahead
 
 Exercises — self-checks
 - ``check``                 ``check.exercise("3.2", answer)``: not answered yet / correct / a hint

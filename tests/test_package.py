@@ -41,7 +41,7 @@ PARTS = {  # bottom to top: a part may import itself and the parts before it, ne
     "Exercises": {"check", "exercises"},
     "UI": {"plots", "plots.figures", "plots.verdicts", "plots.svg", "plots.pictures", "widgets", "widgets.explorer",
            "widgets.rankings", "widgets.rerank", "widgets.chunks", "widgets.answers", "widgets.traces",
-           "widgets.labelling"},
+           "widgets.labelling", "widgets.ahead"},
     "Commands": {"__main__", "report"},
 }  # fmt: skip
 """The single definition of labkit's parts; ``labkit/__init__.py``'s docstring lists the same modules by part."""

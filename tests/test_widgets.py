@@ -104,6 +104,125 @@ def test_explorer_input_errors_keep_the_last_result_and_other_errors_replace_it(
     assert (e.result, e.message.value, e.outputs["a"].value) == (1, "", "<b>1</b>")
 
 
+class _Counted(Explorer):
+    """n (a slider), colour (a selection) and a note (free text): counts every compute call by state."""
+
+    def __init__(self, **kw):
+        self.calls: list[tuple] = []
+
+        def compute(n, colour, note):
+            self.calls.append((n, colour, note))
+            if n == 3:
+                raise RuntimeError("no 3")
+            return f"{n}-{colour}-{note}"
+
+        controls = {"n": w.IntSlider(value=0, min=0, max=4), "colour": w.Dropdown(options=["red", "green", "blue"]),
+                    "note": w.Text(value="x")}  # fmt: skip
+        super().__init__(controls, compute, lambda v: f"<b>{v}</b>", **kw)
+
+
+def test_explorer_keeps_each_state_it_has_shown_and_computes_ahead_what_one_move_reaches_nearest_first():
+    e = _Counted()
+    assert e.calls == [(0, "red", "x")]
+    assert [(s["n"], s["colour"]) for s in e.neighbours()] == [
+        (1, "red"), (0, "green"), (2, "red"), (0, "blue"), (3, "red"), (4, "red")]  # fmt: skip
+    e.controls["n"].value = 1
+    e.controls["n"].value = 0  # a revisit: shown from what was kept, not computed again
+    assert e.calls == [(0, "red", "x"), (1, "red", "x")] and e.output.value == "<b>0-red-x</b>"
+    e.controls["colour"].value = "green"  # the middle option: the next one first, then the previous one
+    assert [s["colour"] for s in e.neighbours() if s["n"] == 0] == ["blue", "red"]
+    e.controls["n"].value = 2
+    assert e.warm() == 4  # n 1, blue, red, n 4; n 3 fails (skipped: it shows its error when reached); n 0 was kept
+    assert (3, "green", "x") in e.calls and e.warm() == 0
+    before = len(e.calls)
+    e.controls["n"].value = 1
+    assert len(e.calls) == before and e.output.value == "<b>1-green-x</b>"
+    e.controls["n"].value = 3  # the failing state fails in place, as without the cache
+    assert e.result == {"error": "RuntimeError: no 3"} and e.output.value == ""
+    e.controls["n"].disabled = True  # a locked control offers no move
+    assert all(s["n"] == 3 for s in e.neighbours())
+
+
+def test_the_moves_of_a_slow_control_are_computed_ahead_after_the_others():
+    e = _Counted()
+    e.warm()
+    assert set(e._cost) == {"n", "colour"} and all(t >= 0 for t in e._cost.values())  # noted per control moved
+    e._cost["n"] = 1.0  # n's states took a second each: every colour first
+    assert [(s["n"], s["colour"]) for s in e.neighbours()] == [
+        (0, "green"), (0, "blue"), (1, "red"), (2, "red"), (3, "red"), (4, "red")]  # fmt: skip
+
+
+def test_a_long_control_offers_its_next_and_previous_value_and_its_two_ends():
+    e = Explorer({"n": w.IntSlider(value=50, min=0, max=100)}, lambda n: n, str)
+    assert [s["n"] for s in e.neighbours()] == [51, 49, 0, 100]
+    e.controls["n"].value = 100
+    assert [s["n"] for s in e.neighbours()] == [99, 0]
+
+
+def test_computing_ahead_stops_at_ahead_max_states(monkeypatch):
+    from labkit.widgets import explorer
+
+    loop = _Loop()
+    monkeypatch.setattr(explorer, "_kernel_loop", lambda: loop)
+    e = _Counted()
+    e.ahead_max = 2
+    e.page._on_page(e.page, {"hello": True}, [])
+    while loop.turn():
+        pass
+    assert e.calls == [(0, "red", "x"), (1, "red", "x"), (0, "green", "x")]  # the two nearest
+
+
+def test_explorer_forgets_its_oldest_state_beyond_cache_size():
+    e = _Counted()
+    e.cache_size = 2
+    for n in (1, 2, 0):
+        e.controls["n"].value = n
+    assert e.calls == [(0, "red", "x"), (1, "red", "x"), (2, "red", "x"), (0, "red", "x")]  # 0 had been dropped
+
+
+class _Loop:
+    """A stand-in for the kernel's event loop: keeps the callbacks, runs them when told."""
+
+    def __init__(self):
+        self.later: list = []
+
+    def call_later(self, delay, fn):
+        self.later.append((delay, fn))
+
+    def add_callback(self, fn):
+        self.later.append((0, fn))
+
+    def turn(self) -> int:
+        """Run the callbacks queued so far (one turn of the loop); how many."""
+        todo, self.later = self.later, []
+        for _, fn in todo:
+            fn()
+        return len(todo)
+
+
+def test_in_a_kernel_the_neighbours_are_computed_one_per_turn_once_a_page_listens(monkeypatch):
+    from labkit.widgets import explorer
+
+    loop = _Loop()
+    monkeypatch.setattr(explorer, "_kernel_loop", lambda: loop)
+    e = _Counted()
+    e.controls["note"].value = "x"  # no page yet (nbval, a script): nothing is computed ahead
+    assert e.calls == [(0, "red", "x")] and loop.later == []
+    e.page._on_page(e.page, {"hello": True}, [])  # a page listens: the chain starts after the delay
+    assert [d for d, _ in loop.later] == [explorer.AHEAD_DELAY_S]
+    assert loop.turn() == 1 and len(e.calls) == 2  # one state per turn
+    e.controls["colour"].value = "blue"  # a move while the chain runs: the chain goes on with the new neighbours
+    assert len(loop.later) == 1 and e.calls[-1] == (0, "blue", "x")
+    while loop.turn():
+        pass
+    assert e.calls[3:] == [(1, "blue", "x"), (0, "green", "x"), (2, "blue", "x"), (3, "blue", "x"), (4, "blue", "x")]
+    e.controls["note"].value = "y"  # free text: no neighbour of its own; the others' are new states
+    while loop.turn():
+        pass
+    assert e.calls[-7:] == [(0, "blue", "y"), (1, "blue", "y"), (0, "green", "y"), (2, "blue", "y"),
+                            (0, "red", "y"), (3, "blue", "y"), (4, "blue", "y")]  # fmt: skip
+
+
 # ---------------------------------------------------------------- 03: the metrics playground
 
 
@@ -333,6 +452,10 @@ def test_triage_explorer_locks_k_for_a_reader_recorded_at_one_k():
     assert (ex.k.value, ex.k.disabled, ex.message.value) == (2, True, "")
     assert ex.result["reader"] == "model" and ex.result["k"] == 2
     assert sorted(ex.sweeps["model"]) == [2] and sorted(ex.sweeps["control"]) == [1, 2, 3]  # one bar: one k
+    ex.reader.value = "control"
+    ex.k.value = 3  # computed ahead: the model where picking it puts k (2), never a state that has no traces
+    assert {(s["reader"], s["k"]) for s in ex.neighbours()} == {("control", 3), ("control", 2), ("control", 1),
+                                                               ("model", 2)}  # fmt: skip
     with pytest.raises(ValueError, match="recorded_k names 'other'"):
         widgets.TriageExplorer(traces_at, k=2, readers=["model"], recorded_k={"other": 2})
 

@@ -17,7 +17,9 @@ HTML of any state without a browser.
 - :mod:`labkit.widgets.traces`: a reader's answers trace by trace (04 position study, 07 triage, 08 triage per
   slice);
 - :mod:`labkit.widgets.labelling`: the learner labels items with the keyboard (02 realism, 06 claims, 07 answers,
-  10 passages).
+  10 passages);
+- :mod:`labkit.widgets.ahead`: how a move is drawn without waiting for the kernel (every explorer keeps the states
+  it has computed, computes the ones a move reaches while the learner looks, and sends them to the page).
 """
 
 from __future__ import annotations

@@ -9,22 +9,36 @@ wiring. The chapters' explorers (:mod:`labkit.widgets`) are thin subclasses.
 
 :func:`html_table` is the one HTML table of the explorers: every value cell has class ``lk-value`` and a
 ``data-*`` key (``data-cell="<row>|<column>"`` by default), which the browser tests read.
+
+Speed: every state an explorer has computed is kept (:attr:`Explorer.cache_size` of them) and sent to the page,
+which draws it itself when a control reaches it, without waiting for the kernel (:mod:`labkit.widgets.ahead`).
+Once a page listens, the states one move away are computed while the learner looks at the current one, one per
+turn of the kernel's event loop, so a key press for a state not yet computed waits for one state at most.
+``bench/explorer_bench.py`` prints the kernel's side; the browser tests print key-to-screen latencies.
 """
 
 from __future__ import annotations
 
 import html
+import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from html.parser import HTMLParser
 from typing import Any
 
 import ipywidgets as w
+from IPython import get_ipython
+
+from labkit.widgets.ahead import Ahead
 
 __all__ = ["Explorer", "html_table", "html_cells", "html_text", "error_html", "LAYOUT", "STYLE"]
 
 LAYOUT = w.Layout(width="440px")
 STYLE = {"description_width": "150px"}
 ERROR_COLOUR = "#b00020"
+SWEEP_MAX = 25  # a control with at most this many values has each computed ahead (Explorer.neighbours)
+SLOW_S = 0.03  # a control whose states take longer to compute is computed ahead after the others
+AHEAD_DELAY_S = 0.05  # from a state shown to computing its neighbours (see Explorer._warm_ahead)
 
 
 def error_html(err: BaseException, with_type: bool = True) -> str:
@@ -149,6 +163,49 @@ def html_text(text: str) -> str:
     return _squeeze("".join(reader.text))
 
 
+def _key(state: Mapping[str, Any]) -> tuple | None:
+    """A state as a dictionary key, or None when a value cannot be one (such a state is never cached)."""
+    try:
+        key = tuple(sorted(state.items()))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _values(control: w.Widget) -> list[Any] | None:
+    """Every value a control can take, in order (a selection's options, a slider's steps); None for free input."""
+    if hasattr(control, "_options_values"):  # Dropdown, SelectionSlider, ToggleButtons, ...
+        return list(control._options_values)
+    if isinstance(control, w.IntSlider):
+        return list(range(control.min, control.max + 1, control.step))
+    if isinstance(control, w.FloatSlider) and control.step > 0:
+        n = round((control.max - control.min) / control.step)
+        return [round(control.min + i * control.step, 10) for i in range(min(n, 10_000) + 1)]
+    return None
+
+
+def _reachable(control: w.Widget) -> list[tuple[int, Any]]:
+    """``(distance, value)`` for the values one move of ``control`` reaches, nearest first: all of them for a
+    control of at most :data:`SWEEP_MAX` values (a click anywhere on a short slider, any toggle), else the next,
+    the previous and the two ends (Home, End); none for free input (a text box) or a locked control."""
+    values = _values(control)
+    if values is None or getattr(control, "disabled", False) or control.value not in values:
+        return []
+    i = values.index(control.value)
+    if len(values) > SWEEP_MAX:
+        near = {j: abs(j - i) for j in (i + 1, i - 1) if 0 <= j < len(values)}
+        near.update({j: len(values) for j in (0, len(values) - 1) if j != i and j not in near})
+        return [(d, values[j]) for j, d in near.items()]
+    order = sorted((j for j in range(len(values)) if j != i), key=lambda j: (abs(j - i), j < i))
+    return [(abs(j - i), values[j]) for j in order]
+
+
+def _kernel_loop() -> Any:
+    """The running kernel's event loop (tornado), or None outside a kernel (a script, a unit test)."""
+    return getattr(getattr(get_ipython(), "kernel", None), "io_loop", None)
+
+
 class Explorer(w.VBox):
     """Controls -> ``compute(**values)`` -> ``render(value)`` as HTML; any error is shown in place.
 
@@ -163,10 +220,17 @@ class Explorer(w.VBox):
     - :meth:`arrange`: the widgets from top to bottom; a subclass overrides it to interleave controls and outputs.
 
     Each output widget has the CSS class ``lk-output-<name>`` and the error line the class ``lk-error``.
+
+    Every state shown is kept (up to :attr:`cache_size`, the oldest dropped first) and sent to the page (``page``,
+    :mod:`labkit.widgets.ahead`), which draws a kept state itself the moment a control reaches it. Once a page
+    listens, the nearest :attr:`ahead_max` states one move away are computed ahead (:meth:`warm`) while the
+    learner looks: ``compute`` must be pure, as every explorer's is.
     """
 
     css_class = "lk-explorer"
     input_errors: tuple[type[Exception], ...] = ()
+    cache_size = 256
+    ahead_max = 32
 
     def __init__(
         self,
@@ -188,9 +252,14 @@ class Explorer(w.VBox):
             out.add_class(f"lk-output-{name}")  # so that a browser test finds each output by name
         self.message = w.HTML()
         self.result: Any = None
+        self._shown: OrderedDict[tuple, tuple[dict[str, Any], Any, Mapping[str, Any]]] = OrderedDict()
+        self._ahead: list[dict[str, Any]] = []
+        self._cost: dict[str, float] = {}  # control -> seconds its last state computed ahead took
+        html_only = all(isinstance(out, w.HTML) for out in self.outputs.values())
+        self.page = Ahead(self.controls, self.outputs, self._resend) if html_only else None
         for control in self.controls.values():
             control.observe(self._update, names="value")
-        super().__init__(self.arrange())
+        super().__init__([*self.arrange(), *([self.page] if self.page is not None else [])])
         self.add_class(self.css_class)
         self._update()
 
@@ -229,12 +298,88 @@ class Explorer(w.VBox):
             raise ValueError(f"no control named {unknown[0]!r}; the controls are {sorted(self.controls)}")
         return self.render(self.compute(**{**self.state, **state}))
 
+    def _compute_shown(self, state: Mapping[str, Any]) -> tuple[Mapping[str, Any], Any]:
+        """``({output: value}, result)`` for ``state``, from the cache or computed (and then kept)."""
+        key = _key(state)
+        if key is not None and key in self._shown:
+            self._shown.move_to_end(key)
+            return self._shown[key][:2]
+        value = self.compute(**state)
+        shown = self.render(value)
+        if not isinstance(shown, Mapping):
+            shown = {next(iter(self.outputs)): shown}
+        out = (shown, self.summary(value))
+        if key is not None:
+            self._shown[key] = (*out, dict(state))
+            while len(self._shown) > self.cache_size:
+                self._shown.popitem(last=False)
+            if self.page is not None:
+                self.page.keep(state, shown)
+        return out
+
+    def _resend(self) -> None:
+        """A page has started listening: send it every state kept (see :mod:`labkit.widgets.ahead`), then start
+        computing ahead around the current state."""
+        for shown, _, state in list(self._shown.values()):
+            self.page.keep(state, shown)
+        self._warm_ahead()
+
+    def neighbours(self) -> list[dict[str, Any]]:
+        """The states one move away from the current one (one control moved, :func:`_reachable`), nearest first:
+        every control's next value, then every control's previous one, then two steps away, and so on; the moves
+        of a control whose states took over :data:`SLOW_S` to compute ahead come after all the others (01's
+        weights: a new weight recomputes the table at every c), so the cheap states are ready first."""
+        state, names = self.state, list(self.controls)
+        moves = [(d, i, v) for i, (name, control) in enumerate(self.controls.items()) for d, v in _reachable(control)]
+        slow = lambda i: self._cost.get(names[i], 0.0) > SLOW_S  # noqa: E731
+        return [{**state, names[i]: v} for _, i, v in sorted(moves, key=lambda m: (slow(m[1]), m[0], m[1]))]
+
+    def warm(self, states: list[dict[str, Any]] | None = None) -> int:
+        """Compute and keep ``states`` (default: :meth:`neighbours`) now; how many were new. A state that fails
+        is skipped: it shows its error when the learner reaches it. The time of a state one control away from the
+        current one is noted against that control (see :meth:`neighbours`)."""
+        new, current = 0, self.state
+        for state in self.neighbours() if states is None else states:
+            key = _key(state)
+            if key is None or key in self._shown:
+                continue
+            moved = [name for name in self.controls if state.get(name) != current[name]]
+            start = time.perf_counter()
+            try:
+                self._compute_shown(state)
+            except Exception:  # noqa: BLE001, S112 - computed ahead only; the move itself will show the error
+                continue
+            finally:
+                if len(moved) == 1:
+                    self._cost[moved[0]] = time.perf_counter() - start
+            new += 1
+        return new
+
+    def _warm_ahead(self) -> None:
+        """In a kernel whose page listens (no page, as under nbval: nothing to draw ahead, nothing computed):
+        compute the current state's nearest :attr:`ahead_max` neighbours one per turn of the event loop, starting
+        :data:`AHEAD_DELAY_S` after this state was sent (so the kernel leaves the 2 cores to the server and the
+        browser while they carry and draw it). A key press that arrives meanwhile waits for one state at most."""
+        loop = _kernel_loop()
+        if loop is None or self.page is None or not self.page.listening:
+            return
+        running = bool(self._ahead)  # a chain is still under way: it goes on with the new list
+        new = [s for s in self.neighbours() if _key(s) is not None and _key(s) not in self._shown]
+        self._ahead = new[: self.ahead_max]
+
+        def step() -> None:
+            if self._ahead:
+                self.warm([self._ahead.pop(0)])
+            if self._ahead:
+                loop.add_callback(step)
+
+        if self._ahead and not running:  # after the redraw has left: the server and the browser need the cores
+            loop.call_later(AHEAD_DELAY_S, step)
+
     def _update(self, _change=None) -> None:
         """Compute and render everything first, then show it: an error leaves nothing half-updated."""
         try:
-            value = self.compute(**self.state)
-            shown = self.render(value)
-            result = self.summary(value)
+            shown, result = self._compute_shown(self.state)
         except self.input_errors as err:
             self.message.value = error_html(err, with_type=False)
             return
@@ -245,9 +390,8 @@ class Explorer(w.VBox):
             for out in self.outputs.values():
                 out.value = b"" if isinstance(out, w.Image) else ""
             return
-        if not isinstance(shown, Mapping):
-            shown = {next(iter(self.outputs)): shown}
         for name, value in shown.items():
             self.outputs[name].value = value
         self.result = result
         self.message.value = ""
+        self._warm_ahead()

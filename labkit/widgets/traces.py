@@ -217,6 +217,13 @@ class TriageExplorer(Explorer):
                                "examples": [d["qid"] for d in v["examples"]]},
         )  # fmt: skip
 
+    def neighbours(self) -> list[dict[str, Any]]:
+        """As :meth:`Explorer.neighbours`, with k where picking the reader puts it (its one recorded k)."""
+        states = super().neighbours()
+        if self.reader is None:
+            return states
+        return [{**s, "k": self.recorded_k.get(s["reader"], s["k"])} for s in states]
+
     def _ks(self, reader: str, max_k: int) -> list[int]:
         fixed = self.recorded_k.get(reader)
         return [fixed] if fixed is not None else list(range(1, max_k + 1))

@@ -345,6 +345,7 @@ ARM_LATENCY = """root => {
 READ_LATENCY = (
     "root => (root.__lk && root.__lk.t0 !== null && root.__lk.last !== null) ? root.__lk.last - root.__lk.t0 : null"
 )
+SETTLED = "root => root.__lk && root.__lk.last !== null && performance.now() - root.__lk.last > 150"
 LATENCIES: dict[str, list[float]] = {}
 """Measured key-to-update latencies in ms, by "<notebook> <explorer>": printed at the end, never asserted."""
 
@@ -420,9 +421,10 @@ class ExplorerPage:
         box.press(key)
 
     # -- what the page shows and what labkit renders
-    def expected(self) -> dict:
-        """Per output: ``[text, {attribute: [[key, text], ...]}]``, or a chart's SHA-256."""
-        rendered = self.explorer.html_for(**self.state)
+    def expected(self, state: dict | None = None) -> dict:
+        """Per output for ``state`` (default the current one): ``[text, {attribute: [[key, text], ...]}]``, or a
+        chart's SHA-256."""
+        rendered = self.explorer.html_for(**(self.state if state is None else state))
         if not isinstance(rendered, dict):
             rendered = {next(iter(self.explorer.outputs)): rendered}
         out = {}
@@ -456,6 +458,19 @@ class ExplorerPage:
         if self.root.count() == 1:
             self.root.evaluate(ARM_LATENCY)
 
+    def settle(self) -> None:
+        """Wait (in the page, polling a flag every 20 ms) until the armed move's outputs changed and then kept
+        still for 150 ms, or WIDGET_TIMEOUT_S; the check that follows says what is wrong if nothing changed."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        if self.root.count() != 1:
+            return
+        try:
+            self.page.wait_for_function(SETTLED, arg=self.root.element_handle(), polling=20,
+                                        timeout=self.timeout * 1000)  # fmt: skip
+        except PlaywrightTimeout:
+            pass
+
     def record_latency(self) -> float | None:
         """The armed move's latency in ms, kept in :data:`LATENCIES` (None: no output changed, or not armed)."""
         ms = self.root.evaluate(READ_LATENCY) if self.root.count() == 1 else None
@@ -464,13 +479,17 @@ class ExplorerPage:
         return ms
 
     # -- checks
-    def check(self, widget: str, previous: dict | None = None) -> dict:
+    def check(self, widget: str, previous: dict | None = None, want: dict | None = None) -> dict:
         """Every output shows what labkit renders for ``state``, and no error line.
 
-        ``previous``: what the last check expected; a move that changes nothing would prove nothing.
-        Returns what this check expected.
+        ``previous``: what the last check expected; a move that changes nothing would prove nothing. ``want``:
+        :meth:`expected`, when it was computed before the move (a timed move: computing it during the move would
+        take a core from the kernel and the browser, and time the test, not the explorer). Returns what this
+        check expected.
         """
-        want = self.expected()
+        if want is not None:  # a timed move: let the page settle before reading it, so reads do not time
+            self.settle()
+        want = self.expected() if want is None else want
         assert want != previous, f"{self.stem}: {self.name} {widget} -> the test's move changes nothing"
         shown = poll(lambda: self.shown(want), want, self.timeout)
         if shown != want:

@@ -212,7 +212,9 @@ def drive(run: Run, step) -> None:
     elif isinstance(step, Move):  # the one act -> state -> readout -> check block
         value = step.value(ex) if callable(step.value) else step.value
         timed = step.check and not step.error and getattr(step, "times", 1) == 1  # one event, one update
-        if timed:
+        want = None
+        if timed:  # what the page should show, computed here before the key press: not beside the kernel
+            want = ex.expected({**ex.state, **({step.field: value} if step.field else {}), **dict(step.sets)})
             ex.arm()
         widget = step.act(ex, value)
         if step.field:
@@ -229,7 +231,7 @@ def drive(run: Run, step) -> None:
                 f"mention {' and '.join(map(repr, step.error))} (for {ex.describe()})"
             )
         elif step.check:
-            run.shown = ex.check(widget, run.shown if run.chain else None)
+            run.shown = ex.check(widget, run.shown if run.chain else None, want)
             if timed:
                 ms = ex.record_latency()
                 print(f"{run.stem}: {ex.name} {widget}: {'-' if ms is None else f'{ms:.0f} ms'} key to update")
@@ -253,8 +255,8 @@ class WelcomePage(ExplorerPage):
         self.page, self.stem, self.timeout, self.name = page, stem, ld.WIDGET_TIMEOUT_S, "interactive widget"
         self.root, self.state = page.locator(".jp-OutputArea-output .widget-interact"), {"rank": 3}
 
-    def expected(self) -> dict:
-        return {"output": repr(kept_share(self.state["rank"]))}
+    def expected(self, state: dict | None = None) -> dict:
+        return {"output": repr(kept_share((self.state if state is None else state)["rank"]))}
 
     def shown(self, want: dict) -> dict:
         return {"output": self.root.locator(".widget-output").inner_text().strip()}

@@ -1,0 +1,129 @@
+"""Drawing ahead in the browser: the states an explorer has computed, sent to the page, so that a move to one of
+them is drawn there at once, before the kernel has even heard of it.
+
+Each move of an explorer's control goes to the kernel and back (about 20-40 ms on a busy 2-core machine, measured
+in tests/browser) before its outputs change. :class:`Ahead` is an invisible widget inside every explorer that
+keeps, in the page, the outputs of each state the kernel has computed (the states shown and those computed ahead:
+:meth:`labkit.widgets.explorer.Explorer.warm`). When a control changes in the page, it looks the new state up and,
+if the kernel has sent it, sets the output widgets' values in the page itself. The kernel's own update follows
+with the same values, which changes nothing on screen, so the kernel stays the one source of truth: a state the
+page does not hold (a question typed for the first time) waits for the kernel as before.
+
+A state is keyed by the controls' values as the page holds them (:func:`page_key`): the option's index for a
+selection (a dropdown, toggle buttons, a selection slider), the value for a slider or a text box.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import anywidget
+import ipywidgets as w
+import traitlets
+
+__all__ = ["Ahead", "page_key"]
+
+_ESM = r"""
+const keyOf = (controls) => JSON.stringify(controls.map((c) => {
+  const i = c.get("index");
+  return i === undefined ? c.get("value") : i;
+}));
+
+export default {
+  async initialize({ model }) {
+    const states = new Map();
+    let controls = null, outputs = null;
+    // setting a value a widget already has changes nothing, so painting the current state again is free
+    const paint = () => {
+      const values = controls && states.get(keyOf(controls));
+      if (values !== undefined) for (const [name, value] of Object.entries(values)) outputs[name].set("value", value);
+    };
+    model.on("msg:custom", (msg) => {
+      if (msg && msg.key !== undefined) {
+        states.set(msg.key, msg.values);
+        paint();
+      }
+    });
+    const get = (ref) => model.widget_manager.get_model(String(ref).replace("IPY_MODEL_", ""));
+    controls = await Promise.all(model.get("controls").map(get));
+    const named = model.get("outputs");
+    outputs = Object.fromEntries(await Promise.all(Object.keys(named).map(async (n) => [n, await get(named[n])])));
+    for (const c of controls) c.on("change", paint);
+    model.send({ hello: true });  // the states sent before this page listened: send them again
+  },
+};
+"""
+
+
+def _plain(value: Any) -> Any:
+    """A control's value as the page's JSON has it: a whole float as an int (JavaScript writes 2.0 as 2)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def page_key(controls: Mapping[str, w.Widget], state: Mapping[str, Any]) -> str | None:
+    """The page's key of ``state`` (control name -> value): for each control in order, the option's index for a
+    selection, else the value; as ``JSON.stringify`` writes it. None when a value is not among a selection's
+    options (such a state is never drawn ahead)."""
+    parts = []
+    for name, control in controls.items():
+        value = state[name]
+        if hasattr(control, "_options_values"):
+            options = list(control._options_values)
+            if isinstance(value, tuple):  # a multiple selection: the indices
+                if any(v not in options for v in value):
+                    return None
+                parts.append([options.index(v) for v in value])
+                continue
+            if value not in options:
+                return None
+            parts.append(options.index(value))
+        else:
+            parts.append(_plain(value))
+    return json.dumps(parts, separators=(",", ":"), ensure_ascii=False)
+
+
+class Ahead(anywidget.AnyWidget):
+    """The invisible widget that keeps an explorer's computed states in the page (see the module's text).
+
+    ``controls`` and ``outputs`` are the explorer's; :meth:`keep` sends one state's outputs (HTML text by
+    output name); ``resend`` is called with no argument when a page starts listening (:attr:`listening`) and
+    should send every state kept again.
+    """
+
+    _esm = _ESM
+    controls = traitlets.List(trait=traitlets.Instance(w.Widget)).tag(sync=True, **w.widget_serialization)
+    outputs = traitlets.Dict(value_trait=traitlets.Instance(w.Widget)).tag(sync=True, **w.widget_serialization)
+
+    def __init__(self, controls: Mapping[str, w.Widget], outputs: Mapping[str, w.Widget], resend=None):
+        super().__init__(controls=list(controls.values()), outputs=dict(outputs), layout=w.Layout(display="none"))
+        self._names = dict(controls)
+        self.sent: set[str] = set()
+        self.listening = False  # True once a page has said hello: no page (nbval, a script), nothing to draw ahead
+        self._resend = resend
+        self.on_msg(self._on_page)
+
+    def key_of(self, state: Mapping[str, Any]) -> str | None:
+        return page_key(self._names, state)
+
+    def keep(self, state: Mapping[str, Any], shown: Mapping[str, Any]) -> bool:
+        """Send ``state``'s outputs to the page (once); False when no page listens yet (the hello will bring them
+        all) or the state has no page key."""
+        key = self.key_of(state)
+        if not self.listening or key is None or key in self.sent:
+            return False
+        self.send({"key": key, "values": dict(shown)})
+        self.sent.add(key)
+        return True
+
+    def _on_page(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if isinstance(content, Mapping) and content.get("hello"):
+            self.listening = True
+            self.sent.clear()
+            if self._resend is not None:
+                self._resend()
