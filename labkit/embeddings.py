@@ -218,6 +218,8 @@ def _save(folder: Path, name: str, vectors: np.ndarray) -> bool:
 
 
 QUERY_TABLE = f"{MODEL_ID}-queries.npz"
+TYPED_MAX = 64
+_TYPED: dict[tuple, np.ndarray] = {}  # (model, one text) -> its vector, oldest first (see query_vectors)
 """The committed vectors of the chapters' query texts (``data/embeddings/``; ``tools/embed_queries.py`` writes it)."""
 
 
@@ -249,8 +251,18 @@ def query_vectors(texts: Sequence[str], model: MiniLM | None = None) -> np.ndarr
     texts = _check_texts(texts)
     model = model or default_model()
     table = _query_table() if getattr(model, "model_id", None) == MODEL_ID else {}
-    if not any(t in table for t in texts):
-        return model.encode(texts)  # another model, or texts no chapter searches: as the model gives them
+    if not any(t in table for t in texts):  # another model, or texts no chapter searches: as the model gives them
+        if len(texts) != 1:
+            return model.encode(texts)
+        # one question typed in an explorer: kept, so a second retriever (a hybrid's dense half), a revisit or a
+        # computed-ahead state does not embed it again. One text alone only: in a batch, the int8 activations are
+        # quantized with the batch, so a vector could differ in its last digits from the same text's alone.
+        key = (model, texts[0])
+        if key not in _TYPED:
+            _TYPED[key] = model.encode(texts)
+            while len(_TYPED) > TYPED_MAX:
+                _TYPED.pop(next(iter(_TYPED)))
+        return _TYPED[key].copy()
     out = np.zeros((len(texts), DIM), dtype=np.float32)
     missing = [i for i, t in enumerate(texts) if t not in table]
     for i, t in enumerate(texts):

@@ -217,3 +217,19 @@ def test_a_query_table_rewritten_keeps_the_vectors_it_had_and_embeds_only_new_te
     table = np.load(path)
     assert table["texts"].tolist() == ["b", "c", "a"] and model.embedded == 3  # two, then only "c"
     assert np.array_equal(table["vectors"][0], before["b"]) and np.array_equal(table["vectors"][2], before["a"])
+
+
+def test_one_typed_question_is_embedded_once_and_a_batch_is_always_embedded_afresh(monkeypatch):
+    monkeypatch.setattr(embeddings, "_TYPED", {})
+    monkeypatch.setattr(embeddings, "TYPED_MAX", 2)
+    model = Counting()
+    first = embeddings.query_vectors(["a typed question"], model)
+    first[0, 0] = 99.0  # the caller's copy: what is kept stays as the model gave it
+    again = embeddings.query_vectors(["a typed question"], model)
+    assert model.embedded == 1 and again[0, 0] != 99.0
+    embeddings.query_vectors(["a typed question", "another"], model)  # a batch: quantized with the batch
+    assert model.embedded == 3
+    for text in ("b", "c"):  # two more kept: the oldest is dropped, and embedded again when typed again
+        embeddings.query_vectors([text], model)
+    embeddings.query_vectors(["a typed question"], model)
+    assert model.embedded == 6
