@@ -172,6 +172,23 @@ def test_computing_ahead_stops_at_ahead_max_states(monkeypatch):
     assert e.calls == [(0, "red", "x"), (1, "red", "x"), (0, "green", "x")]  # the two nearest
 
 
+def test_a_control_found_slow_while_computing_ahead_has_its_other_states_moved_last(monkeypatch):
+    import time
+
+    from labkit.widgets import explorer
+
+    loop = _Loop()
+    monkeypatch.setattr(explorer, "_kernel_loop", lambda: loop)
+    e = _Counted()
+    compute = e.compute
+    e.compute = lambda n, colour, note: (time.sleep(0.04) if colour != "red" else None) or compute(n, colour, note)
+    e.page._on_page(e.page, {"hello": True}, [])
+    while loop.turn():
+        pass
+    assert [(n, c) for n, c, _ in e.calls[1:]] == [(1, "red"), (0, "green"), (2, "red"), (3, "red"), (4, "red"),
+                                                   (0, "blue")]  # fmt: skip
+
+
 def test_explorer_forgets_its_oldest_state_beyond_cache_size():
     e = _Counted()
     e.cache_size = 2

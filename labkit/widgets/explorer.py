@@ -370,6 +370,9 @@ class Explorer(w.VBox):
         def step() -> None:
             if self._ahead:
                 self.warm([self._ahead.pop(0)])
+                current = self.state  # a control found slow just now: its other states go last (a stable sort)
+                slow = lambda s: any(self._cost.get(n, 0.0) > SLOW_S for n in s if s[n] != current[n])  # noqa: E731
+                self._ahead.sort(key=slow)
             if self._ahead:
                 loop.add_callback(step)
 

@@ -346,7 +346,7 @@ READ_LATENCY = (
     "root => (root.__lk && root.__lk.t0 !== null && root.__lk.last !== null) ? root.__lk.last - root.__lk.t0 : null"
 )
 SETTLED = "root => root.__lk && root.__lk.last !== null && performance.now() - root.__lk.last > 150"
-LATENCIES: dict[str, list[float]] = {}
+LATENCIES: dict[str, list[tuple[float, str]]] = {}
 """Measured key-to-update latencies in ms, by "<notebook> <explorer>": printed at the end, never asserted."""
 
 
@@ -355,10 +355,12 @@ def latency_report() -> list[str]:
     import statistics
 
     lines = []
-    for name, values in LATENCIES.items():
-        p50, worst = statistics.median(values), max(values)
+    for name, moves in LATENCIES.items():
+        values = [ms for ms, _ in moves]
+        p50, (worst, where) = statistics.median(values), max(moves)
         ok = "within" if p50 <= 50 and worst <= 100 else "OUTSIDE"
-        lines.append(f"{name:58} n={len(values):2d}  p50 {p50:6.1f} ms  max {worst:6.1f} ms  ({ok} p50<=50, max<=100)")
+        lines.append(f"{name:58} n={len(values):2d}  p50 {p50:6.1f} ms  max {worst:6.1f} ms  ({ok} p50<=50, max<=100)"
+                     f"  slowest: {where}")  # fmt: skip
     return lines
 
 
@@ -471,11 +473,12 @@ class ExplorerPage:
         except PlaywrightTimeout:
             pass
 
-    def record_latency(self) -> float | None:
-        """The armed move's latency in ms, kept in :data:`LATENCIES` (None: no output changed, or not armed)."""
+    def record_latency(self, move: str = "") -> float | None:
+        """The armed move's latency in ms, kept in :data:`LATENCIES` with ``move`` (what the learner did; None: no
+        output changed, or not armed)."""
         ms = self.root.evaluate(READ_LATENCY) if self.root.count() == 1 else None
         if ms is not None:
-            LATENCIES.setdefault(f"{self.stem} {self.name}", []).append(float(ms))
+            LATENCIES.setdefault(f"{self.stem} {self.name}", []).append((float(ms), move))
         return ms
 
     # -- checks

@@ -233,7 +233,7 @@ def drive(run: Run, step) -> None:
         elif step.check:
             run.shown = ex.check(widget, run.shown if run.chain else None, want)
             if timed:
-                ms = ex.record_latency()
+                ms = ex.record_latency(widget)
                 print(f"{run.stem}: {ex.name} {widget}: {'-' if ms is None else f'{ms:.0f} ms'} key to update")
         run.last = widget
     else:
