@@ -172,21 +172,35 @@ def test_computing_ahead_stops_at_ahead_max_states(monkeypatch):
     assert e.calls == [(0, "red", "x"), (1, "red", "x"), (0, "green", "x")]  # the two nearest
 
 
-def test_a_control_found_slow_while_computing_ahead_has_its_other_states_moved_last(monkeypatch):
+def test_a_control_found_slow_while_computing_ahead_goes_last_or_is_dropped_when_the_kernel_must_stay_free(
+    monkeypatch,
+):
     import time
 
     from labkit.widgets import explorer
 
     loop = _Loop()
     monkeypatch.setattr(explorer, "_kernel_loop", lambda: loop)
-    e = _Counted()
-    compute = e.compute
-    e.compute = lambda n, colour, note: (time.sleep(0.04) if colour != "red" else None) or compute(n, colour, note)
+    calls = []
+
+    def compute(n, colour):
+        calls.append((n, colour))
+        time.sleep(0.04 if colour != "red" else 0)  # a new colour is slow
+        return f"{n}-{colour}"
+
+    e = Explorer({"n": w.IntSlider(value=0, max=4), "colour": w.Dropdown(options=["red", "green", "blue"])},
+                 compute, str)  # fmt: skip
     e.page._on_page(e.page, {"hello": True}, [])
     while loop.turn():
         pass
-    assert [(n, c) for n, c, _ in e.calls[1:]] == [(1, "red"), (0, "green"), (2, "red"), (3, "red"), (4, "red"),
-                                                   (0, "blue")]  # fmt: skip
+    assert calls[1:] == [(1, "red"), (0, "green"), (2, "red"), (3, "red"), (4, "red"), (0, "blue")]  # blue last
+    t = _Counted()  # free text: a typed note can only be answered by the kernel, so slow states are dropped
+    compute_t = t.compute
+    t.compute = lambda n, colour, note: (time.sleep(0.04) if colour != "red" else None) or compute_t(n, colour, note)
+    t.page._on_page(t.page, {"hello": True}, [])
+    while loop.turn():
+        pass
+    assert [(n, c) for n, c, _ in t.calls[1:]] == [(1, "red"), (0, "green"), (2, "red"), (3, "red"), (4, "red")]
 
 
 def test_explorer_forgets_its_oldest_state_beyond_cache_size():

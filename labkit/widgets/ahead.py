@@ -23,7 +23,9 @@ import anywidget
 import ipywidgets as w
 import traitlets
 
-__all__ = ["Ahead", "page_key"]
+__all__ = ["Ahead", "page_key", "reachable", "values_of", "SWEEP_MAX"]
+
+SWEEP_MAX = 25  # a control with at most this many values has each computed ahead (Explorer.neighbours)
 
 _ESM = r"""
 const keyOf = (controls) => JSON.stringify(controls.map((c) => {
@@ -55,6 +57,34 @@ export default {
   },
 };
 """
+
+
+def values_of(control: w.Widget) -> list[Any] | None:
+    """Every value a control can take, in order (a selection's options, a slider's steps); None for free input."""
+    if hasattr(control, "_options_values"):  # Dropdown, SelectionSlider, ToggleButtons, ...
+        return list(control._options_values)
+    if isinstance(control, w.IntSlider):
+        return list(range(control.min, control.max + 1, control.step))
+    if isinstance(control, w.FloatSlider) and control.step > 0:
+        n = round((control.max - control.min) / control.step)
+        return [round(control.min + i * control.step, 10) for i in range(min(n, 10_000) + 1)]
+    return None
+
+
+def reachable(control: w.Widget) -> list[tuple[int, Any]]:
+    """``(distance, value)`` for the values one move of ``control`` reaches, nearest first: all of them for a
+    control of at most :data:`SWEEP_MAX` values (a click anywhere on a short slider, any toggle), else the next,
+    the previous and the two ends (Home, End); none for free input (a text box) or a locked control."""
+    values = values_of(control)
+    if values is None or getattr(control, "disabled", False) or control.value not in values:
+        return []
+    i = values.index(control.value)
+    if len(values) > SWEEP_MAX:
+        near = {j: abs(j - i) for j in (i + 1, i - 1) if 0 <= j < len(values)}
+        near.update({j: len(values) for j in (0, len(values) - 1) if j != i and j not in near})
+        return [(d, values[j]) for j, d in near.items()]
+    order = sorted((j for j in range(len(values)) if j != i), key=lambda j: (abs(j - i), j < i))
+    return [(abs(j - i), values[j]) for j in order]
 
 
 def _plain(value: Any) -> Any:

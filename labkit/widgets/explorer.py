@@ -29,14 +29,13 @@ from typing import Any
 import ipywidgets as w
 from IPython import get_ipython
 
-from labkit.widgets.ahead import Ahead
+from labkit.widgets.ahead import SWEEP_MAX, Ahead, reachable, values_of
 
 __all__ = ["Explorer", "html_table", "html_cells", "html_text", "error_html", "LAYOUT", "STYLE"]
 
 LAYOUT = w.Layout(width="440px")
 STYLE = {"description_width": "150px"}
 ERROR_COLOUR = "#b00020"
-SWEEP_MAX = 25  # a control with at most this many values has each computed ahead (Explorer.neighbours)
 SLOW_S = 0.03  # a control whose states take longer to compute is computed ahead after the others
 AHEAD_DELAY_S = 0.05  # from a state shown to computing its neighbours (see Explorer._warm_ahead)
 
@@ -173,34 +172,6 @@ def _key(state: Mapping[str, Any]) -> tuple | None:
     return key
 
 
-def _values(control: w.Widget) -> list[Any] | None:
-    """Every value a control can take, in order (a selection's options, a slider's steps); None for free input."""
-    if hasattr(control, "_options_values"):  # Dropdown, SelectionSlider, ToggleButtons, ...
-        return list(control._options_values)
-    if isinstance(control, w.IntSlider):
-        return list(range(control.min, control.max + 1, control.step))
-    if isinstance(control, w.FloatSlider) and control.step > 0:
-        n = round((control.max - control.min) / control.step)
-        return [round(control.min + i * control.step, 10) for i in range(min(n, 10_000) + 1)]
-    return None
-
-
-def _reachable(control: w.Widget) -> list[tuple[int, Any]]:
-    """``(distance, value)`` for the values one move of ``control`` reaches, nearest first: all of them for a
-    control of at most :data:`SWEEP_MAX` values (a click anywhere on a short slider, any toggle), else the next,
-    the previous and the two ends (Home, End); none for free input (a text box) or a locked control."""
-    values = _values(control)
-    if values is None or getattr(control, "disabled", False) or control.value not in values:
-        return []
-    i = values.index(control.value)
-    if len(values) > SWEEP_MAX:
-        near = {j: abs(j - i) for j in (i + 1, i - 1) if 0 <= j < len(values)}
-        near.update({j: len(values) for j in (0, len(values) - 1) if j != i and j not in near})
-        return [(d, values[j]) for j, d in near.items()]
-    order = sorted((j for j in range(len(values)) if j != i), key=lambda j: (abs(j - i), j < i))
-    return [(abs(j - i), values[j]) for j in order]
-
-
 def _kernel_loop() -> Any:
     """The running kernel's event loop (tornado), or None outside a kernel (a script, a unit test)."""
     return getattr(getattr(get_ipython(), "kernel", None), "io_loop", None)
@@ -325,12 +296,13 @@ class Explorer(w.VBox):
         self._warm_ahead()
 
     def neighbours(self) -> list[dict[str, Any]]:
-        """The states one move away from the current one (one control moved, :func:`_reachable`), nearest first:
-        every control's next value, then every control's previous one, then two steps away, and so on; the moves
-        of a control whose states took over :data:`SLOW_S` to compute ahead come after all the others (01's
-        weights: a new weight recomputes the table at every c), so the cheap states are ready first."""
+        """The states one move away from the current one (one control moved:
+        :func:`labkit.widgets.ahead.reachable`), nearest first: every control's next value, then every control's
+        previous one, then two steps away, and so on; the moves of a control whose states took over
+        :data:`SLOW_S` to compute ahead come after all the others (01's weights: a new weight recomputes the
+        table at every c), so the cheap states are ready first."""
         state, names = self.state, list(self.controls)
-        moves = [(d, i, v) for i, (name, control) in enumerate(self.controls.items()) for d, v in _reachable(control)]
+        moves = [(d, i, v) for i, (name, control) in enumerate(self.controls.items()) for d, v in reachable(control)]
         slow = lambda i: self._cost.get(names[i], 0.0) > SLOW_S  # noqa: E731
         return [{**state, names[i]: v} for _, i, v in sorted(moves, key=lambda m: (slow(m[1]), m[0], m[1]))]
 
@@ -355,6 +327,16 @@ class Explorer(w.VBox):
             new += 1
         return new
 
+    def _slow(self, state: Mapping[str, Any]) -> bool:
+        """Whether ``state`` moves a control whose states took over :data:`SLOW_S` to compute ahead."""
+        return any(self._cost.get(n, 0.0) > SLOW_S for n in state if state[n] != self.controls[n].value)
+
+    def _keep_free(self) -> bool:
+        """Whether some move of this explorer can only be answered by the kernel: a control too long to compute
+        ahead whole (01's question list), or free text (a question box). Then slow states are not computed ahead,
+        so that such a move never waits behind one (01: a new weight recomputes the table at every c)."""
+        return any(values_of(c) is None or len(values_of(c)) > SWEEP_MAX for c in self.controls.values())
+
     def _warm_ahead(self) -> None:
         """In a kernel whose page listens (no page, as under nbval: nothing to draw ahead, nothing computed):
         compute the current state's nearest :attr:`ahead_max` neighbours one per turn of the event loop, starting
@@ -365,14 +347,15 @@ class Explorer(w.VBox):
             return
         running = bool(self._ahead)  # a chain is still under way: it goes on with the new list
         new = [s for s in self.neighbours() if _key(s) is not None and _key(s) not in self._shown]
-        self._ahead = new[: self.ahead_max]
+        self._ahead = [s for s in new if not (self._keep_free() and self._slow(s))][: self.ahead_max]
 
         def step() -> None:
             if self._ahead:
                 self.warm([self._ahead.pop(0)])
-                current = self.state  # a control found slow just now: its other states go last (a stable sort)
-                slow = lambda s: any(self._cost.get(n, 0.0) > SLOW_S for n in s if s[n] != current[n])  # noqa: E731
-                self._ahead.sort(key=slow)
+                # a control found slow just now: its other states go last (a stable sort), or are dropped when some
+                # moves must go to the kernel (a long list, a text box): the kernel stays free to answer those
+                self._ahead = [s for s in sorted(self._ahead, key=self._slow)
+                               if not (self._keep_free() and self._slow(s))]  # fmt: skip
             if self._ahead:
                 loop.add_callback(step)
 
