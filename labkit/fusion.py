@@ -325,6 +325,8 @@ class HybridSweep:
                 for rank, d in enumerate(ranking, start=1):
                     self.ranks[i, col[d], r] = rank
             self.grades[i, : len(col)] = [float(qrels[q].get(d, 0)) for d in self.docs[i]]
+        self.by_run = [np.ascontiguousarray(self.ranks[:, :, r]) for r in range(nr)]  # one run's ranks, contiguous
+        self.found = [np.isfinite(x) for x in self.by_run]
         jq = [i for i, q in enumerate(self.qids) for _ in qrels[q]]
         jg = [float(g) for q in self.qids for g in qrels[q].values()]
         self.judged = (np.asarray(jq, dtype=np.int64), np.asarray(jg, dtype=float))
@@ -337,9 +339,12 @@ class HybridSweep:
 
         w = np.asarray(check_weights(weights, len(self.names)))
         c = check_c(c)
-        present = np.isfinite(self.ranks) & (w > 0)
-        parts = np.where(present, w / (c + np.where(present, self.ranks, 1.0)), 0.0)
-        score = np.where(present.any(axis=2), parts.sum(axis=2), -np.inf)
+        score = np.zeros(self.ranks.shape[:2])
+        present = np.zeros(self.ranks.shape[:2], dtype=bool)
+        for r in np.flatnonzero(w > 0):  # an absent document's rank is inf: w / (c + inf) adds exactly 0
+            score += w[r] / (c + self.by_run[r])
+            present |= self.found[r]
+        score[~present] = -np.inf
         order = np.argsort(-score, axis=1, kind="stable")[:, : self.k + 1]
         top = np.take_along_axis(score, order, axis=1)
         with np.errstate(invalid="ignore"):
