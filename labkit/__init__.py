@@ -32,7 +32,8 @@ Exercises — self-checks
 Studies — the chapters' recorded experiments and their shared setting
 - ``studies``               what a study is
 - ``studies.handbook``      the shared setting: the handbook, queries, chunks, qrels, retrievers; the reader sample
-- ``studies.synth_data``    02: the question writer's targets and recorded rows, realism ratings, audit labels
+- ``studies.synth_targets`` 02: which chunks the question writer is shown (three draws), and their distractors
+- ``studies.synth_data``    02: the question writer's recorded rows, realism ratings, audit labels
 - ``studies.faithfulness_data``  06: the reader's recorded answers, labelled claims, the context-swap sample
 - ``studies.position_study``  04, 09: lost in the middle with a language model, accuracy by position
 - ``studies.position_view`` 04: one question of the position study, for reading

@@ -34,7 +34,7 @@ PARTS = {  # bottom to top: a part may import itself and the parts before it, ne
     "Retrieval": {"embeddings", "retrieval", "grid", "rerank"},
     "Generation": {"llm", "reader", "synth", "positions"},
     "Judges": {"faithfulness", "correctness", "calibration", "construction", "pointwise"},
-    "Studies": {"studies", "studies.handbook", "studies.synth_data", "studies.faithfulness_data",
+    "Studies": {"studies", "studies.handbook", "studies.synth_targets", "studies.synth_data", "studies.faithfulness_data",
                 "studies.position_study", "studies.position_view", "studies.answers_data", "studies.cascade",
                 "studies.labelling", "studies.rerank_study", "studies.rerank_answers", "studies.pydocs",
                 "studies.trace_checks", "studies.capstone"},

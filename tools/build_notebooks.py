@@ -54,9 +54,9 @@ CHAPTERS = [
             "BM25 (`bm25s`) vs MiniLM embeddings vs Reciprocal Rank Fusion on the handbook, per slice; sliders for "
             "*c* and weights, a question box", "ready"),
     Chapter("02_synthetic_hard_questions", "Synthetic and hard questions", "generate, make hard, filter",
-            "generate → make hard → filter with a local 1.5B model: 174 generated questions located as spans (every "
-            "drop counted), a rater audit of their labels checked by a second rater (κ), recall against hand-written "
-            "and real questions, the realism rater measured on held-out ratings and on two raters' ratings of "
+            "generate → make hard → filter with a local 1.5B model: 322 generated questions (164 easy, 158 hard) "
+            "located as spans (every drop counted), a rater audit of their labels checked by a second rater (κ), "
+            "recall against authored and real-style questions, the realism rater measured on held-out ratings and on two raters' ratings of "
             "generated questions (the prevalence trap of κ); you rate questions yourself; a threshold × method × "
             "retriever explorer", "ready"),
     Chapter("03_metrics_by_hand", "Metrics by hand", "P@k, R@k, RR, DCG, nDCG, thresholds, which metric when",

@@ -228,10 +228,10 @@ def plan_06_atomic() -> Iterator[Request]:
 
 def plan_02_easy() -> Iterator[Request]:
     from labkit import synth
-    from labkit.studies.synth_data import targets
+    from labkit.studies.synth_data import kinds_of, targets
 
     h = hb.handbook()
-    for c in targets():
+    for c in [c for i, c in enumerate(targets()) if "easy" in kinds_of(i)]:
         prompt = synth.generate_prompt(h.corpus[c.doc].text[c.start_char : c.end_char])
         yield Request(llm.DEFAULT_MODEL, prompt, synth.QA_SCHEMA, synth.QA_MAX_TOKENS, 70)
 

@@ -33,6 +33,12 @@ AROUND = 700
 """Characters of the document shown on each side of a generated question's evidence span (the audit)."""
 
 
+def _first_draw(queries: list) -> list:
+    """The generated questions of the first draw's 150 targets: the rows there were when the second raters read
+    (the sets grew later), so that a re-run draws the same sample."""
+    return [q for q in queries if int(q.qid.rsplit("-", 1)[1]) <= sd.N_TARGETS]
+
+
 def _sample(rows: list, n: int, seed: int) -> list:
     """A seeded random ``n`` of ``rows``, kept in file order (so nothing about the sample's order is a hint)."""
     if n >= len(rows):
@@ -65,7 +71,7 @@ def faithfulness_key() -> dict[str, str]:
 def audit_sheet() -> list[dict]:
     corpus = hb.handbook().corpus
     out = []
-    for q in _sample(sd.load_sets(), SIZES["audit"], SEED + 1):
+    for q in _sample(_first_draw(sd.load_sets()), SIZES["audit"], SEED + 1):
         span = q.gold[0]
         text = corpus[span.doc].text
         out.append({
@@ -84,7 +90,7 @@ def realism_sheet() -> list[dict]:
 def realism_generated_sheet() -> list[dict]:
     """Generated questions (chapter 02's kept rows) to rate for realism: the rated set holds exemplars written
     for each level, which say little about how raters agree on what a model really writes."""
-    rows = _sample(sd.load_sets(), SIZES["realism-generated"], SEED + 4)
+    rows = _sample(_first_draw(sd.load_sets()), SIZES["realism-generated"], SEED + 4)
     return [{"id": q.qid, "question": q.question, "doc": q.gold[0].doc} for q in rows]
 
 

@@ -7,7 +7,6 @@ notebook, ``tools/record.py`` and the tests build the same prompts.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from labkit.chunking import spans_to_qrels
 from labkit.data import load_queries
 from labkit.files import read_jsonl
 from labkit.studies import handbook as hb
+from labkit.studies.synth_targets import N_EASY, N_EXTRA, N_TARGETS, distractors_for, kinds_of, method_of, targets
 from labkit.text import containment, jaccard
 
 __all__ = [
@@ -32,58 +32,14 @@ __all__ = [
     "write_sets",
     "load_sets",
     "N_TARGETS",
+    "N_EXTRA",
+    "N_EASY",
+    "method_of",
+    "kinds_of",
     "PROMPT_VERSION",
 ]
 
-N_TARGETS = 150
 PROMPT_VERSION = "synth-v1"
-DEPARTMENTS = ("adm", "fin", "hr", "it", "prod", "sec", "sup")
-
-
-@lru_cache(maxsize=1)
-def targets(n: int = N_TARGETS, seed: int = SEED) -> tuple:
-    """``n`` target chunks drawn across every department (as evenly as the departments allow), seeded.
-
-    Chunks shorter than 40 words (a document's tail) are skipped: too little to ask about. The first half
-    gets Jaccard distractors, the second half embedding distractors (see :func:`distractors_for`).
-    """
-    import numpy as np
-
-    h = hb.handbook()
-    rng = np.random.default_rng(seed)
-    by_dept = {d: sorted((c for c in h.chunks if c.doc.startswith(d + "-") and len(c.text.split()) >= 40),
-                         key=lambda c: c.id) for d in DEPARTMENTS}  # fmt: skip
-    per = {d: n // len(DEPARTMENTS) + (i < n % len(DEPARTMENTS)) for i, d in enumerate(DEPARTMENTS)}
-    picked = []
-    for d in DEPARTMENTS:
-        idx = rng.choice(len(by_dept[d]), size=min(per[d], len(by_dept[d])), replace=False)
-        picked.extend(by_dept[d][i] for i in sorted(idx))
-    order = rng.permutation(len(picked))
-    return tuple(picked[i] for i in order)
-
-
-def method_of(i: int, n: int = N_TARGETS) -> str:
-    return "jaccard" if i < n // 2 else "embedding"
-
-
-@lru_cache(maxsize=1)
-def _vectors():
-    h = hb.handbook()
-    return {c.id: v for c, v in zip(h.chunks, h.dense.vectors, strict=True)}
-
-
-def distractors_for(target, method: str, n: int = 2) -> list:
-    """The ``n`` chunks most similar to ``target`` from *other documents* (same-document neighbours overlap it)."""
-    if not hasattr(target, "doc") or not hasattr(target, "id"):
-        raise ValueError(
-            f"target must be a Chunk (from the handbook's chunks), got {type(target).__name__} {target!r:.60}"
-        )
-
-    h = hb.handbook()
-    pool = {c.id: c.text for c in h.chunks if c.doc != target.doc or c.id == target.id}
-    ids = synth.similar_chunks(target.id, pool, n, by=method, vectors=_vectors() if method == "embedding" else None)
-    by_id = {c.id: c for c in h.chunks}
-    return [by_id[i] for i in ids]
 
 
 def realism_labels(split: str | None = None) -> list[dict]:
@@ -162,7 +118,7 @@ def generated_with_drops(model: str | None = None, allow_missing: bool = False) 
     texts = {d: doc.text for d, doc in h.corpus.items()}
     kept, dropped = [], []
     for i, c in enumerate(targets()):
-        for kind in ("easy", "hard"):
+        for kind in kinds_of(i):
             method = method_of(i) if kind == "hard" else None
             try:
                 if kind == "easy":
