@@ -115,11 +115,19 @@ class BM25Retriever:
         k = min(_check_k(k), len(self.ids))
         if not queries:
             return []
-        docs, scores = self.index.retrieve(self.tokenize(queries), k=k, show_progress=False)
-        return [
-            [(self.ids[int(d)], float(s)) for d, s in zip(row, srow, strict=True) if s > 0]
-            for row, srow in zip(docs, scores, strict=True)
-        ]
+        import numpy as np
+
+        out = []
+        for tokens in self.tokenize(queries):
+            if not tokens:  # only stop words: nothing to match
+                out.append([])
+                continue
+            scores = self.index.get_scores(tokens)
+            # score descending, ties in chunk order: a stable sort, so every CPU ranks exact ties alike (bm25s's
+            # own top-k leaves their order to NumPy's partition, which differs between AVX2 and AVX-512 builds)
+            top = np.argsort(-scores, kind="stable")[:k]
+            out.append([(self.ids[int(d)], float(scores[d])) for d in top if scores[d] > 0])
+        return out
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
         return self.search_many([_check_query(query)], k)[0]
@@ -140,6 +148,7 @@ class DenseRetriever:
         self.ids = [c.id for c in self.chunks]
         self.model = model or embeddings.default_model()
         self.vectors = embeddings.cached_embeddings(self.ids, [c.text for c in self.chunks], self.model)
+        self._vectors64 = None  # float64 copy, made on the first search (see search_vectors)
 
     def search_many(self, queries: Sequence[str], k: int = 10) -> list[list[Hit]]:
         """The top ``k`` of each query (every chunk has a cosine, so ``min(k, number of chunks)`` hits)."""
@@ -163,11 +172,14 @@ class DenseRetriever:
             )
         if not np.isfinite(vectors).all():
             raise ValueError("query_vectors holds NaN or infinite values: re-embed the queries")
-        sims = vectors @ self.vectors.T
+        # float32 products are exact in float64, and the float64 sums agree across BLAS kernels far below float32's
+        # last digit: rounded back to float32, every CPU (AVX2 or AVX-512) gets the same scores and so the same ranks
+        if self._vectors64 is None:
+            self._vectors64 = np.asarray(self.vectors, dtype=np.float64).T.copy()
+        sims = (np.asarray(vectors, dtype=np.float64) @ self._vectors64).astype(np.float32)
         out = []
         for row in sims:
-            top = np.argpartition(-row, k - 1)[:k]
-            top = top[np.lexsort((top, -row[top]))]  # score descending, then chunk order: deterministic
+            top = np.argsort(-row, kind="stable")[:k]  # score descending, then chunk order, on every CPU
             out.append([(self.ids[int(i)], float(row[i])) for i in top])
         return out
 

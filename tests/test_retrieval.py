@@ -115,3 +115,17 @@ def test_bad_input(call, words):
     with pytest.raises(ValueError) as info:
         call(small)
     assert words in str(info.value)
+
+
+def test_exact_ties_are_ranked_in_chunk_order_on_every_cpu():
+    """Equal BM25 scores (the same text twice) come in chunk order, also when k cuts between them; a NumPy
+    partition would leave their order to the CPU's sort kernels (AVX2 and AVX-512 differ)."""
+    text = "Badges are replaced at reception within one working day for a fee of 200,000 VND."
+    chunks = [c for i, doc in enumerate(["zz-last", "aa-first", "mm-middle"]) for c in chunk_document(doc, text)]
+    chunks.append(chunk_document("other", "Parking permits are issued by facilities.")[0])
+    bm = BM25Retriever(chunks)
+    ranked = bm.search("badge replacement fee", 4)
+    assert [d for d, _ in ranked] == ["zz-last#0", "aa-first#0", "mm-middle#0"]  # corpus order, not id order
+    assert len({s for _, s in ranked}) == 1
+    assert [d for d, _ in bm.search("badge replacement fee", 2)] == ["zz-last#0", "aa-first#0"]
+    assert bm.search("the of and", 3) == []  # only stop words: nothing to match
