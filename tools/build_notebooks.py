@@ -56,9 +56,9 @@ CHAPTERS = [
     Chapter("02_synthetic_hard_questions", "Synthetic and hard questions", "generate, make hard, filter",
             "generate → make hard → filter with a local 1.5B model: 322 generated questions (164 easy, 158 hard) "
             "located as spans (every drop counted), a rater audit of their labels checked by a second rater (κ), "
-            "recall against authored and real-style questions, the realism rater measured on held-out ratings and on two raters' ratings of "
-            "generated questions (the prevalence trap of κ); you rate questions yourself; a threshold × method × "
-            "retriever explorer", "ready"),
+            "recall against authored and real-style questions, the realism rater measured on held-out ratings and on "
+            "two raters' ratings of generated questions (the prevalence trap of κ); you rate questions yourself; "
+            "a threshold × method × retriever explorer", "ready"),
     Chapter("03_metrics_by_hand", "Metrics by hand", "P@k, R@k, RR, DCG, nDCG, thresholds, which metric when",
             "P@k, R@k, RR, DCG, nDCG (two IDCG conventions), thresholds, the X/Y trap, which metric when; a "
             "playground", "ready"),

@@ -650,7 +650,7 @@ def paired_row(t):
 pd.DataFrame({name: paired_row(t) for name, t in {"1.5B": table, "0.5B": small}.items()}).T
 
 # %% [markdown]
-# The 0.5B's ends beat its middle by +0.081 [0.013, 0.144], the one interval of this chapter's position tests
+# The 0.5B's ends beat its middle by +0.087 [0.025, 0.156], the one interval of this chapter's position tests
 # that lies above 0. But the chapter ran three such tests (the 1.5B at five and at ten passages, the 0.5B at
 # ten), and one of three clearing 0 at the 95% level is what chance alone gives fairly often. Scanned together:
 
@@ -663,8 +663,9 @@ print(f"{position_tests.attrs['comparisons']} position tests; resolved after Hol
 position_tests.round(3)
 
 # %% [markdown]
-# After Holm's correction none is resolved (the 0.5B's adjusted p is about 0.09), and its simultaneous interval
-# holds 0. Read the 0.5B's dip as a lead to re-test on new questions, not as a finding.
+# After Holm's correction none is resolved (the 0.5B's adjusted p is about 0.06), while its simultaneous interval
+# only just excludes 0 (its low end is 0.006): the two corrections disagree at the margin, which is itself the
+# answer. Read the 0.5B's dip as a lead to re-test on new questions, not as a finding.
 #
 # Do the two models *differ* in shape, or in what distractors cost them? Two separate tests (one resolved, one
 # not) cannot say; the question is a difference of differences on the same 80 questions
@@ -688,11 +689,11 @@ for name, (a, b, (ma, mb)) in tests.items():
 pd.DataFrame(rows).T
 
 # %% [markdown]
-# * **Shape**: the 0.5B's dip minus the 1.5B's is +0.087 [−0.031, 0.206]. The interval holds 0, so these data do
+# * **Shape**: the 0.5B's dip minus the 1.5B's is +0.094 [−0.025, 0.212]. The interval holds 0, so these data do
 #   not show the two models differ in shape.
-# * **What ten passages cost**: the 1.5B loses 0.121 [0.012, 0.229] *more* than the 0.5B from its oracle to ten
+# * **What ten passages cost**: the 1.5B loses 0.125 [0.017, 0.229] *more* than the 0.5B from its oracle to ten
 #   passages, resolved, and the conversion to accuracy widens the gap (the rule understates the 1.5B's losses
-#   more than the 0.5B's). The 0.5B's loss is 0.021 [−0.062, 0.108]: its oracle is low to begin with (it
+#   more than the 0.5B's). The 0.5B's loss is 0.017 [−0.067, 0.104]: its oracle is low to begin with (it
 #   misreads a lone gold passage more often than the 1.5B misreads one among nine distractors), so it has less to
 #   lose. The padding control below shows why that baseline is a weak one.
 #
@@ -761,12 +762,12 @@ decomposition.round(3)
 # * **The 0.5B does better with padding than with the gold alone**: 0.600 against 0.463, a "length cost" of
 #   −0.138 [−0.225, −0.062], resolved after Holm. Nine passages of unrelated text *help* it read the one that
 #   matters. We did not expect this and have not tested why; what it shows is that the lone-passage prompt is
-#   itself a hard prompt for this model. Its look-alike cost, +0.112 [0.012, 0.212], holds before Holm only.
+#   itself a hard prompt for this model. Its look-alike cost, +0.100 [0.012, 0.200], holds before Holm only.
 #
 # That changes the reading of the model comparison above. The 0.5B's oracle is not its ceiling, so its small
-# loss "from oracle to ten passages" (0.021) is measured from a low baseline, and "the 1.5B loses more" compares
+# loss "from oracle to ten passages" (0.017) is measured from a low baseline, and "the 1.5B loses more" compares
 # two losses from baselines that differ in kind. Measured from the padded prompt instead (same length, no
-# look-alikes), the two models' look-alike costs have nearly the same point estimate (+0.100 and +0.112);
+# look-alikes), the two models' look-alike costs have the same point estimate (+0.100 each);
 # nothing here says they differ. A baseline is part of the design: change the prompt's shape and the baseline can
 # move more than the effect it is there to measure.
 #
@@ -838,13 +839,13 @@ explorer.result
 #   at about 7.5 points of the rule's pass rate (about 13 of its accuracy). What it does pay for is distractors:
 #   0.079 and 0.142 below its oracle, both intervals above 0. "Best at both ends" moved nothing measurable
 #   (+0.025 [−0.05, 0.10]).
-# * The 0.5B's middle dip at ten passages (+0.081 [0.013, 0.144]) does not survive the correction for the three
-#   position tests, and the two models' dips cannot be told apart (+0.087 [−0.031, 0.206]). It is the 1.5B that
-#   loses more from its oracle to ten passages (+0.121 [0.012, 0.229]); the 0.5B is weaker with the gold alone.
+# * The 0.5B's middle dip at ten passages (+0.087 [0.025, 0.156]) does not survive Holm's correction for the
+#   three position tests, and the two models' dips cannot be told apart (+0.094 [−0.025, 0.212]). It is the 1.5B
+#   that loses more from its oracle to ten passages (+0.125 [0.017, 0.229]); the 0.5B is weaker with the gold alone.
 # * A padding control (the gold first among nine unrelated passages of the same length) splits the 1.5B's loss
 #   into length (+0.050) and look-alikes (+0.100), neither resolved alone; the 0.5B does *better* padded than
 #   with the gold alone (+0.138, resolved), so its oracle is a weak baseline; measured from the padded prompt,
-#   the two models' look-alike costs have nearly the same point estimate (+0.100 and +0.112).
+#   the two models' look-alike costs have the same point estimate (+0.100 each).
 # * Every accuracy here is a rule's pass rate; the rule misses more of the 1.5B's right answers (J 0.58 against
 #   0.82), so an effect of one model is its pass-rate effect divided by J, and a comparison of two models mixes
 #   two instruments. Distractor order is confounded with position (rank order, not counterbalanced).
