@@ -48,13 +48,18 @@ def first_draw(n: int = N_TARGETS, seed: int = SEED) -> tuple:
 
     rng = np.random.default_rng(seed)
     by_dept = {d: _eligible(d) for d in DEPARTMENTS}
-    per = {d: n // len(DEPARTMENTS) + (i < n % len(DEPARTMENTS)) for i, d in enumerate(DEPARTMENTS)}
+    per = {d: min(n // len(DEPARTMENTS) + (i < n % len(DEPARTMENTS)), len(by_dept[d]))
+           for i, d in enumerate(DEPARTMENTS)}  # fmt: skip
+    return _pick(rng, by_dept, per)
+
+
+def _pick(rng, pools: dict, per: dict) -> tuple:
+    """``per[d]`` chunks of each department's pool, kept in pool order, then all of them shuffled."""
     picked = []
     for d in DEPARTMENTS:
-        idx = rng.choice(len(by_dept[d]), size=min(per[d], len(by_dept[d])), replace=False)
-        picked.extend(by_dept[d][i] for i in sorted(idx))
-    order = rng.permutation(len(picked))
-    return tuple(picked[i] for i in order)
+        idx = rng.choice(len(pools[d]), size=per[d], replace=False)
+        picked.extend(pools[d][i] for i in sorted(idx))
+    return tuple(picked[i] for i in rng.permutation(len(picked)))
 
 
 @lru_cache(maxsize=1)
@@ -95,12 +100,7 @@ def third_draw(n: int = N_THIRD, seed: int = SEED + 2) -> tuple:
         for d in DEPARTMENTS:
             if per[d] < len(left[d]) and sum(per.values()) < n:
                 per[d] += 1
-    rng = np.random.default_rng(seed)
-    picked = []
-    for d in DEPARTMENTS:
-        idx = rng.choice(len(left[d]), size=per[d], replace=False)
-        picked.extend(left[d][i] for i in sorted(idx))
-    return tuple(picked[i] for i in rng.permutation(len(picked)))
+    return _pick(np.random.default_rng(seed), left, per)
 
 
 def targets() -> tuple:
