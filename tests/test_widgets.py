@@ -372,6 +372,14 @@ def test_question_box_shows_each_retrievers_top_k_and_keeps_them_on_an_empty_que
     assert box.message.value == ""
 
 
+def test_question_box_puts_a_search_button_beside_the_question():
+    """Tab from the question lands on the button in the same cell (see QuestionBox); the button commits the text."""
+    box = widgets.QuestionBox({"bm25": _Fixed(["a", "b"])}, question="vpn", k=2)
+    row = box.children[0]
+    assert isinstance(row, w.HBox) and row.children == (box.text, box.search)
+    assert box.search.description == "search" and box.children[1:3] == (box.message, box.output)
+
+
 def test_cutoff_explorer_shows_mrr_and_hit_rate_at_each_k():
     ex = widgets.CutoffExplorer(RUNS, QRELS, GROUPS, k=2, max_k=3)
     for k in (1, 2, 3):

@@ -304,11 +304,16 @@ class QuestionBox(Explorer):
         self.retrievers, self.k = retrievers, k
         self.text = w.Text(value=question, description="question", continuous_update=False,
                            layout=w.Layout(width="640px"), style=STYLE)  # fmt: skip
+        # Enter, Tab or a click here commits the question (the box sends it when it loses focus). The button also
+        # keeps Tab's focus in this cell: focus in the next cell makes JupyterLab activate that cell, which held
+        # the page for 50-90 ms on 2 cores (a Chromium profile: Notebook._evtFocusIn -> activeCellIndex).
+        self.search = w.Button(description="search", tooltip="search (Enter or Tab does the same)",
+                               layout=w.Layout(width="90px"))  # fmt: skip
         super().__init__({"question": self.text}, lambda question: retrieval.side_by_side(question, retrievers, k),
                          lambda frame: html_table(frame, key="{column}|{row}"))  # fmt: skip
 
     def arrange(self) -> list[w.Widget]:
-        return [self.text, self.message, self.output]
+        return [w.HBox([self.text, self.search]), self.message, self.output]
 
 
 # ---------------------------------------------------------------- 04: the cutoff explorer

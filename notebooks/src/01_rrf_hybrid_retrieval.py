@@ -625,7 +625,7 @@ check.exercise("1.3", prediction_1_3, dev_table=dev_table)
 # With dense's weight at 0, the fusion is BM25's own list: every score is `1 / (c + rank)` from one list, which
 # falls with rank, so the fused order is BM25's order and the hybrid column copies the bm25 column.
 #
-# Type any question and see the three rankings side by side (press Enter to search):
+# Type any question and see the three rankings side by side (press Enter or click **search**):
 
 # %%
 # NBVAL_IGNORE_OUTPUT

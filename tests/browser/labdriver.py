@@ -417,10 +417,22 @@ class ExplorerPage:
     def text(self, label: str):
         return self.root.get_by_label(label, exact=True)
 
-    def type_text(self, label: str, value: str, key: str = "Enter") -> None:
+    def type_text(self, label: str, value: str, key: str = "Enter", button: str | None = None) -> None:
+        """Fill text box ``label``, then press ``key`` in it, or click ``button`` (which takes the focus)."""
         box = self.text(label)
         box.fill(value)
-        box.press(key)
+        if button is None:
+            box.press(key)
+        else:
+            self.button(button).click()
+
+    def focused(self) -> str:
+        """The focused element's text (a button's label) if it is inside this explorer, else where focus went."""
+        return self.root.evaluate(
+            "root => { const el = document.activeElement;"
+            " if (!root.contains(el)) return `outside the explorer (${el ? el.tagName.toLowerCase() : 'nothing'})`;"
+            " return (el.innerText || el.getAttribute('aria-label') || el.tagName.toLowerCase()).trim(); }"
+        )
 
     # -- what the page shows and what labkit renders
     def expected(self, state: dict | None = None) -> dict:

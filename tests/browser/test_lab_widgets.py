@@ -51,6 +51,10 @@ def chosen(*want: str) -> Control:
     return Control("toggles", lambda ex: ex.chosen(), list(want))
 
 
+def focus_on(want: str) -> Control:  # the focused element's text, inside the explorer
+    return Control("focus", lambda ex: ex.focused(), want)
+
+
 def value_of(kind: str, label: str, want: str) -> Control:  # kind: "text" or "dropdown"
     return Control(
         f"{kind} {label!r}", lambda ex: (ex.text if kind == "text" else ex.select)(label).input_value(), want
@@ -137,16 +141,18 @@ class Toggle(Move):
 
 @dataclass(frozen=True)
 class Type(Move):
-    """Fill text box ``label`` with ``value``, commit with ``key`` (Enter and Tab both commit)."""
+    """Fill text box ``label`` with ``value``, commit with ``key`` (Enter and Tab both commit) or by clicking
+    ``button``."""
 
     label: str
     value: str
     field: str | None = None
     key: str = "Enter"
+    button: str | None = None
 
     def act(self, ex: ExplorerPage, value) -> str:
-        ex.type_text(self.label, value, key=self.key)
-        return f"text {self.label!r} = {value!r} + {self.key}"
+        ex.type_text(self.label, value, key=self.key, button=self.button)
+        return f"text {self.label!r} = {value!r} + {self.key if self.button is None else f'click {self.button!r}'}"
 
 
 @dataclass(frozen=True)
@@ -326,7 +332,10 @@ CHAPTERS = [
         Open(ld.question_box, chain=False),  # type, press Enter: three rankings side by side
         Type("question", "what does ERR-4031 mean", "question"),
         Type("question", "", error=("question", "non-empty")),
-        Type("question", "paternaty leave how many weeks", "question", key="Tab"),  # blur commits too
+        # blur commits too; Tab lands on the search button in this cell (not in the next cell, which JupyterLab
+        # would activate, holding the page for 50-90 ms)
+        Type("question", "paternaty leave how many weeks", "question", key="Tab", shows=(focus_on("search"),)),
+        Type("question", "is there a stipend for home office internet", "question", button="search"),
     ], warm=ld.ch01_inputs),
     Chapter("02_synthetic_hard_questions", [
         Open(ch02driver.synth_explorer),
