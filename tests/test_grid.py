@@ -6,7 +6,7 @@ import pytest
 
 from labkit.chunking import chunk_document
 from labkit.data import Span, load_corpus, load_queries
-from labkit.grid import ChunkGrid, evidence_recall, gold_split_rate
+from labkit.grid import ChunkGrid, _first_found, evidence_recall, gold_split_rate
 
 
 def test_gold_split_rate_hand_worked():
@@ -29,6 +29,32 @@ def test_evidence_held_whole_or_covered_by_the_union_of_the_retrieved_chunks():
     assert evidence_recall({"q": ["d#2", "d#1"]}, [q], chunks, 2, held="union") == {"q": 0.0}
     with pytest.raises(ValueError, match="held must be one of"):
         evidence_recall({"q": []}, [q], chunks, 1, held="any")
+
+
+def test_first_found_is_the_rank_at_which_a_span_is_first_held():
+    chunks = chunk_document("d", "one two three four five six seven eight nine ten", 4, 0)  # d#0 d#1 d#2
+    q = SimpleNamespace(qid="q", gold=[Span("d", 8, 13, 3), Span("d", 14, 23, 3), Span("d", 0, 3, 1)])
+    run = {"q": ["d#2", "d#1", "d#0"]}  # "three" whole in d#0; "four five" cut: d#0 + d#1 cover it by rank 3
+    assert _first_found(run, [q], chunks, "whole") == {"q": [3, None]}  # grade 1 is not counted
+    assert _first_found(run, [q], chunks, "union") == {"q": [3, 3]}
+    with pytest.raises(ValueError, match="empty gold span"):
+        _first_found({"e": ["d#0"]}, [SimpleNamespace(qid="e", gold=[Span("d", 5, 5, 3)])], chunks, "whole")
+
+
+def test_grid_evidence_columns_are_evidence_recall_averaged_per_slice():
+    """evaluate() reads ER@k and EC@k off each span's first rank found: exactly evidence_recall's numbers."""
+    import pandas as pd
+
+    grid = ChunkGrid(load_corpus(), load_queries(split="dev"), retrievers=("bm25", "dense"))
+    chunks, _, runs = grid._get(64, 16)
+    for k in (1, 3, 10, 20):
+        table = grid.evaluate(64, 16, k=k, evidence=True)
+        for metric, held in (("ER", "whole"), ("EC", "union")):
+            for name, run in runs.items():
+                er = pd.Series(evidence_recall(run, grid.queries, chunks, k, held=held))
+                by_slice = er.groupby(er.index.map(grid.groups)).mean()
+                assert table[(f"{metric}@{k}", name)].drop("all").to_dict() == by_slice.to_dict()
+                assert table.loc["all", (f"{metric}@{k}", name)] == er.mean()
 
 
 def test_grid_evaluates_each_chunking_with_remapped_labels():
