@@ -256,24 +256,17 @@ class ChunkGrid:
         gold span's first rank whose chunk holds it whole, then the share of spans found by each k. The same
         numbers as ``evidence_recall(run, queries, chunks, k)`` averaged, for every k at once (05's heatmap)."""
         max_k = self._check_k(max_k)
-        chunks, _, runs = self._get(size, overlap)
+        runs = self._get(size, overlap)[2]
         if retriever not in runs:
             raise ValueError(f"retriever must be one of {list(runs)}, got {retriever!r}")
-        by_id = {c.id: c for c in chunks}
         found_by = [0.0] * (max_k + 1)  # found_by[k]: the sum over queries of the share of spans found by rank k
-        n = 0
-        for q in self.queries:
-            spans = [sp for sp in q.gold if sp.grade >= 2]
-            if not spans:
-                continue
-            n += 1
-            top = [by_id[d] for d in runs[retriever].get(q.qid, [])[:max_k]]
-            for sp in spans:
-                holds = [c.doc == sp.doc and c.start_char <= sp.start and sp.end <= c.end_char for c in top]
-                first = holds.index(True) + 1 if any(holds) else None
-                if first is not None:
+        firsts_by_query = self._firsts(size, overlap, retriever, "whole")
+        for firsts in firsts_by_query.values():
+            for first in firsts:
+                if first is not None and first <= max_k:
                     for k in range(first, max_k + 1):
-                        found_by[k] += 1 / len(spans)
+                        found_by[k] += 1 / len(firsts)
+        n = len(firsts_by_query)
         return [found_by[k] / n if n else float("nan") for k in range(1, max_k + 1)]
 
     def costs(self, size: int, overlap: int, k: int = 10) -> dict[str, float]:
