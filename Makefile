@@ -8,7 +8,8 @@ STAMP := $(VENV)/.installed
 NB ?= 03_metrics_by_hand
 PORT ?= 8888
 
-.PHONY: lab lab-solutions test lint unit nbval browser student app bench notebooks nav clean llm llm-server test-llm record
+.PHONY: lab lab-solutions test lint unit nbval browser screenshots student app bench notebooks nav clean llm llm-server \
+	test-llm record
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -46,12 +47,22 @@ nbval: $(STAMP)
 	rm -rf build/nbval-labels && mkdir -p build/nbval-labels
 	LABKIT_LABELS=build/nbval-labels $(BIN)/python -m pytest -q --nbval build/nbval --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly
 
+# The browser tests write their screenshots into build/screenshots/ (ignored by git); `make screenshots` writes the
+# README's, in docs/img/ (a file is rewritten only if its bytes changed).
 browser: $(STAMP)
 	$(BIN)/python -m pytest -q -m browser tests --durations=12
+
+## screenshots: the README's screenshots (docs/img/), taken by the explorers' browser tests
+screenshots: $(STAMP)
+	LABKIT_SCREENSHOTS=docs/img $(BIN)/python -m pytest -q -m browser tests/browser/test_lab_widgets.py
 
 ## notebooks: rebuild every notebook from notebooks/src and execute it (maintainers)
 notebooks: $(STAMP)
 	$(BIN)/python tools/build_notebooks.py
+
+## nav: rewrite only the navigation cells and 00's chapter list of the built notebooks, keeping every output
+nav: $(STAMP)
+	$(BIN)/python tools/build_notebooks.py --nav-only
 
 ## student: build/student/ with solution cells emptied
 student: $(STAMP)
@@ -80,12 +91,12 @@ $(LLM_STAMP): $(STAMP) requirements-llm.txt
 	touch $(LLM_STAMP)
 
 llm: $(LLM_STAMP)
-	$(BIN)/python -m labkit.llm.local install
+	$(BIN)/python -m labkit llm install
 
 ## llm-server: llama.cpp's OpenAI-compatible server on 127.0.0.1:8080 (LLM_MODEL=qwen2.5-coder-0.5b-instruct-q4_k_m)
 LLM_MODEL ?= qwen2.5-coder-1.5b-instruct-q4_k_m
 llm-server: llm
-	$(BIN)/python -m labkit.llm.local serve --model $(LLM_MODEL) --port 8080
+	$(BIN)/python -m labkit llm serve --model $(LLM_MODEL) --port 8080
 
 ## test-llm: the tests that need the real model (byte-for-byte replay, llama.cpp's server)
 test-llm: llm

@@ -6,7 +6,7 @@ each update (``Explorer._update``: the pure function, its HTML and SVG pictures,
 within it the pure function and the render apart (a revisit is served from the explorer's cache). Prints the median
 and the slowest move per explorer. Then, per explorer, the work of computing ahead every state one move reaches:
 what the kernel does between a learner's moves, so that the page can draw those states itself
-(labkit.widgets.ahead). Issue 24's targets are for the whole key-to-screen path in the browser (p50 <= 50 ms,
+(labkit.ui.widgets.ahead). The latency targets are for the whole key-to-screen path in the browser (p50 <= 50 ms,
 max <= 100 ms); the browser tests print that figure. Not a test: timings are printed, never asserted.
 
     .venv/bin/python bench/explorer_bench.py
@@ -17,14 +17,15 @@ from __future__ import annotations
 import statistics
 import time
 
-from labkit import router, widgets
-from labkit.embeddings import count_tokens_of_parts
-from labkit.grid import ChunkGrid
-from labkit.retrieval import make_run
+from labkit.data.toys import ROUTER_COST, ROUTER_WINDOW
+from labkit.measures import router
+from labkit.measures.triage import extractive_traces
+from labkit.retrieval.embeddings import count_tokens_of_parts
+from labkit.retrieval.grid import ChunkGrid
+from labkit.retrieval.retrievers import make_run
 from labkit.studies import handbook as hb
 from labkit.studies import rerank_study as rs
-from labkit.toys import ROUTER_COST, ROUTER_WINDOW
-from labkit.triage import extractive_traces
+from labkit.ui import widgets
 
 
 def instrument(explorer) -> dict[str, list[float]]:
@@ -87,7 +88,7 @@ def main() -> None:
     cases = {
         "01 FusionExplorer (c)": (widgets.FusionExplorer(runs, h.qrels, groups, questions, texts=texts), "c",
                                   [60, 100, 200, 100, 60, 30, 10]),
-        "03 MetricsPlayground (k)": (widgets.metrics_playground(), "k", [5, 6, 7, 6, 5, 4, 3]),
+        "03 metrics_playground (k)": (widgets.metrics_playground(), "k", [5, 6, 7, 6, 5, 4, 3]),
         "04 CutoffExplorer (k)": (widgets.CutoffExplorer({"hybrid": deep}, h.qrels, groups), "k",
                                   [5, 6, 7, 8, 7, 6, 5]),
         "04b RerankExplorer (k1)": (widgets.RerankExplorer(rs.explorer_data(), k1=20, k2=3, reranker=rs.LTR), "k1",

@@ -1,4 +1,5 @@
-"""Benchmark: a large folder of your own documents (chapter 10, ``labkit.folder``). Prints figures; asserts nothing.
+"""Benchmark: a large folder of your own documents (chapter 10, ``labkit.data.folder``). Prints figures; asserts
+nothing.
 
 Builds a temporary folder of ``--docs`` documents (default 10,000), each a real passage of the bundled Python
 documentation (``--words`` words, cut from its pages in order, as HTML, Markdown or text in turn), then measures
@@ -109,10 +110,10 @@ def main() -> None:
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["LABKIT_CACHE"] = str(Path(tmp) / "cache")  # embed everything; leave the user cache alone
-        from labkit import folder
-        from labkit.chunking import chunk_corpus
-        from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever
+        from labkit.data import folder
+        from labkit.retrieval.retrievers import BM25Retriever, DenseRetriever, HybridRetriever
         from labkit.studies import pydocs
+        from labkit.text.chunking import chunk_corpus
 
         root = Path(tmp) / "docs"
         size = make_folder(root, opts.docs, opts.words)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from labkit import llm  # noqa: E402
+from labkit.generation import llm  # noqa: E402
 
 PROMPT = (
     "You are the internal help bot of Quillbridge Software. Answer using the passage below.\n\n"
@@ -26,7 +26,7 @@ PROMPT = (
 
 
 def measure(model: str, threads: int | None, repeat: int) -> None:
-    from labkit.llm.local import Local
+    from labkit.generation.llm.local import Local
 
     client = Local(model, n_threads=threads)
     t0 = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Benchmark: labkit.metrics.evaluate against pytrec_eval in the same process.
+"""Benchmark: labkit.measures.metrics.evaluate against pytrec_eval in the same process.
 
 10,000 queries x 100 retrieved documents, ~10 judged per query (seeded).
 Prints wall-clock seconds (best of 3) and the ratio to pytrec_eval for
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytrec_eval
 
-from labkit.metrics import evaluate
+from labkit.measures.metrics import evaluate
 
 METRICS = ("nDCG@10", "P@10", "R@100", "RR@10", "hit@5")
 TREC = {"ndcg_cut_10", "P_10", "recall_100", "recip_rank"}

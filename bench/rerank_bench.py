@@ -13,7 +13,9 @@ from __future__ import annotations
 import statistics
 import time
 
-from labkit import llm, pointwise, rerank
+from labkit.generation import llm
+from labkit.judges import pointwise
+from labkit.retrieval import rerank
 from labkit.studies import handbook as hb
 from labkit.studies import rerank_study as rs
 

@@ -23,10 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from labkit import embeddings, fusion
-from labkit.chunking import chunk_corpus, spans_to_qrels
-from labkit.data import load_corpus, load_queries
-from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+from labkit.data.corpus import load_corpus, load_queries
+from labkit.measures import fusion
+from labkit.retrieval import embeddings
+from labkit.retrieval.retrievers import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+from labkit.text.chunking import chunk_corpus, spans_to_qrels
 
 
 def timed(fn):
@@ -47,7 +48,7 @@ def latency(retriever, texts):
 def spinning(texts, passages) -> None:
     """One query at a time and one batch of passages, with onnxruntime's worker threads spinning after each run
     (its default) and not (labkit's): wall and CPU time. What spinning costs is not seen here but beside another
-    process (the browser and the Jupyter server, while a learner types): see labkit.embeddings.MiniLM."""
+    process (the browser and the Jupyter server, while a learner types): see labkit.retrieval.embeddings.MiniLM."""
     for spin in (True, False):
         model = embeddings.MiniLM(spin=spin)
         model.encode(["warm up"])

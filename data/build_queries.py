@@ -13,8 +13,8 @@ Usage (from the repository root)::
     python data/build_queries.py --check FILE... # validate sources only
     python data/build_queries.py --kinds         # rebuild data/kinds/synthesis.jsonl from data/sources/kinds/
 
-Standard library and labkit's own ``labkit.data`` only (found from this file, no install needed), so it runs
-before anything is installed. Each query it builds is checked by ``labkit.data.parse_query``, the function that
+Standard library and labkit's own ``labkit.data.corpus`` only (found from this file, no install needed), so it runs
+before anything is installed. Each query it builds is checked by ``labkit.data.corpus.parse_query``, the function that
 loads the file, so what a query must hold is written once.
 """
 
@@ -27,9 +27,9 @@ import sys
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent
-sys.path.insert(0, str(DATA.parent))  # labkit.data is standard library only: no install needed
+sys.path.insert(0, str(DATA.parent))  # labkit.data.corpus is standard library only: no install needed
 
-from labkit.data import HANDBOOK_SLICES, Document, parse_query  # noqa: E402
+from labkit.data.corpus import HANDBOOK_SLICES, Document, parse_query  # noqa: E402
 
 HANDBOOK = DATA / "handbook"
 SOURCES = DATA / "sources" / "queries"
@@ -119,7 +119,8 @@ def parse_line(docs: dict[str, str], line: str, where: str) -> dict:
 
 
 def check_rows(rows: list[dict], docs: dict[str, str]) -> None:
-    """Every built query through ``labkit.data.parse_query`` (once splits are assigned), errors at its source line."""
+    """Every built query through ``labkit.data.corpus.parse_query`` (once splits are assigned), errors at its source
+    line."""
     corpus = {doc: Document(doc, doc, text) for doc, text in docs.items()}
     for row in rows:
         try:

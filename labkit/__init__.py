@@ -1,36 +1,28 @@
 """labkit — the helper package of the RAG Evaluation Workbook.
 
-One module per idea, each naming the chapter that teaches it, in ten parts. A part may import the parts listed
-below it and never one above (``tests/test_package.py`` holds the same sets and enforces them, imports inside
-functions included); the UI never imports Generation (a widget shows what a chapter computed, it never calls a
-model). To change one chapter's lesson, open its judge or measure module, its study module and its widget.
+One module per idea, each naming the chapter that teaches it, in twelve parts, one folder each (``ls labkit``). A
+part may import the parts listed below it and never one above (``tests/test_package.py`` reads the folders and
+enforces it, imports inside functions included); the UI never imports Generation (a widget shows what a chapter
+computed, it never calls a model; ``core.guard`` refuses a model call while an explorer computes ahead). To change
+one chapter's lesson, open its manifest, its judge or measure module, its study module and its widget.
 
-Commands — ``python -m labkit ...``
-- ``__main__``              ``labels merge``: a class's label files, their agreement and majority; ``report``
-- ``report``                10's retrieval measurements on any folder: one HTML page, TREC qrels and runs
+Commands — ``python -m labkit ...`` (``labkit/commands/``)
+- ``commands.cli``          ``labels merge``, ``report``, ``data``, ``llm install|serve|ask``, ``synth write-sets``
+- ``commands.report``       10's retrieval measurements on any folder: one HTML page, TREC qrels and runs
 
-UI — draw and interact (the only modules that import matplotlib, ipywidgets and anywidget)
-- ``plots``                 figures from plain arguments, one function per figure, one namespace
-- ``plots.figures``         retrieval and answers per slice, k and position (00 to 05, 07)
-- ``plots.verdicts``        judges against labels, rerankers against relevance, cost against pass rate (06, 04b, 09)
-- ``plots.svg``             small charts as SVG text, drawn in a millisecond (03's gains and discounts)
-- ``plots.pictures``        the explorers' pictures made of them (01, 05, 07, 09)
-- ``widgets``               the chapters' explorers, one namespace (``widgets.<Name>``)
-- ``widgets.explorer``      the explorer skeleton: controls -> a pure function -> HTML
-- ``widgets.rankings``      rankings and their metrics (01, 03, 04)
-- ``widgets.rerank``        the reranking explorer: k1, k2 and a reranker against the metrics and the cost (04b)
-- ``widgets.chunks``        the chunk grid explorer: size, overlap and k against recall and cost (05)
-- ``widgets.answers``       generated questions, judged claims, what answers cost (02, 06, 09)
-- ``widgets.traces``        a reader's answers trace by trace (04, 07, 08)
-- ``widgets.labelling``     the learner labels items with the keyboard, into their own label store (02, 06, 07)
-- ``widgets.ahead``         a move drawn by the page at once, from the states the kernel computed ahead
+UI — draw and interact, the only modules that import matplotlib, ipywidgets and anywidget (``labkit/ui/``)
+- ``ui.plots``              figures from plain arguments, one function per figure, one namespace
+- ``ui.widgets``            the chapters' explorers and the labelling widget, one namespace (``widgets.<Name>``)
 
-Exercises — self-checks
-- ``check``                 ``check.exercise("3.2", answer)``: not answered yet / correct / a hint
-- ``exercises``             each chapter's exercises and expected values (``exercises.ch03``, ...)
+Exercises — self-checks (``labkit/exercises/``)
+- ``exercises.check``       ``check.exercise("3.2", answer)``: not answered yet / correct / a hint
+- ``exercises.chNN``        one chapter's exercises and how their expected values are computed
 
-Studies — the chapters' recorded experiments and their shared setting
-- ``studies``               what a study is
+Chapters — one manifest per chapter: the single list of chapters (``labkit/chapters/``)
+- ``chapters.manifest``     what a chapter is made of: notebook, explorers, label sets, recording plans, judges
+- ``chapters.chNN``         one chapter's manifest
+
+Studies — the chapters' recorded experiments and their shared setting (``labkit/studies/``)
 - ``studies.handbook``      the shared setting: the handbook, queries, chunks, qrels, retrievers; the reader sample
 - ``studies.synth_targets`` 02: which chunks the question writer is shown (three draws), and their distractors
 - ``studies.synth_data``    02: the question writer's recorded rows, realism ratings, audit labels
@@ -41,53 +33,54 @@ Studies — the chapters' recorded experiments and their shared setting
 - ``studies.rerank_study`` 04b: stage 1's top k1 reranked by a learned and a model reranker, measured
 - ``studies.rerank_answers``  04b: the reader's answers over a reranked top 3, and their rater labels
 - ``studies.cascade``       09: the small model first, the large one when its answer fails a check
-- ``studies.labelling``     02, 06, 07: what the learner labels; their labels or the reference, said which
+- ``studies.labelling``     02, 06, 07, 10: what the learner labels; their labels or the reference, said which
 - ``studies.trace_checks``  07, 08: prompt fixes on failed traces, a context swap on lucky ones, recorded
 - ``studies.capstone``      10: the 7.12 workflow on any folder: chunks, retrievers, per-question metrics, a reranker
 - ``studies.pydocs``        capstone: the Python documentation the FAQ links to, the FAQ's questions, their gold
 
-Judges — is a claim supported, is an answer right
-- ``faithfulness``          claims, a per-claim judge (model or lexical), PASS/FAIL, relevance (06)
-- ``correctness``           an answer against the reference: its key number, or the claim judge on the gold (04, 07-09)
-- ``calibration``           judges run over labelled claims: the verdict table, the confusion table (06)
-- ``pointwise``             a language model as a reranker: log P(yes) - log P(no) for a passage (04b)
-- ``construction``          claims whose label is known by construction: a number, unit or row changed on purpose (06)
+Judges — is a claim supported, is an answer right (``labkit/judges/``)
+- ``judges.faithfulness``   claims, a per-claim judge (model or lexical), PASS/FAIL, relevance (06)
+- ``judges.correctness``    an answer against the reference: its key number, or the claim judge on the gold (04, 07-09)
+- ``judges.calibration``    judges run over labelled claims: the verdict table, the confusion table (06)
+- ``judges.pointwise``      a language model as a reranker: log P(yes) - log P(no) for a passage (04b)
+- ``judges.construction``   claims whose label is known by construction: a number, unit or row changed on purpose (06)
 
-Generation — language models and what they read
-- ``llm``                   replayed / local / live / recording language-model client (00, 02, 04, 06-09)
-- ``reader``                the RAG generator: prompts, an LLM reader, "I don't know" (04, 06-09)
-- ``synth``                 generate -> make hard -> filter, with a model (02)
-- ``positions``             the lost-in-the-middle harness and its control readers (04)
+Generation — language models and what they read (``labkit/generation/``)
+- ``generation.llm``        replayed / local / live / recording language-model client (00, 02, 04, 06-09)
+- ``generation.reader``     the RAG generator: prompts, an LLM reader, "I don't know" (04, 06-09)
+- ``generation.synth``      generate -> make hard -> filter, with a model (02)
+- ``generation.positions``  the lost-in-the-middle harness and its control readers (04)
 
-Retrieval — indexes and searches
-- ``embeddings``            all-MiniLM-L6-v2 on onnxruntime, cached vectors, token counts (01, 09)
-- ``retrieval``             BM25, dense and hybrid retrievers with one ``search(query, k)`` (01)
-- ``rerank``                stage 2: reorder the top k1 by any reranker's scores; a learned reranker (04b)
-- ``grid``                  chunk size x overlap grid search, evidence recall (05)
+Retrieval — indexes and searches (``labkit/retrieval/``)
+- ``retrieval.embeddings``  all-MiniLM-L6-v2 on onnxruntime, cached vectors, token counts (01, 09)
+- ``retrieval.retrievers``  BM25, dense and hybrid retrievers with one ``search(query, k)`` (01)
+- ``retrieval.rerank``      stage 2: reorder the top k1 by any reranker's scores; a learned reranker (04b)
+- ``retrieval.grid``        chunk size x overlap grid search, evidence recall (05)
 
-Measures — pure computations on rankings, grades, verdicts and traces
-- ``metrics``               P@k, R@k, RR, hit, DCG, nDCG and a batch ``evaluate`` (03, 04)
-- ``stats``                 bootstrap and Wilson intervals, judge reports, the Rogan–Gladen correction, kappa (01-09)
-- ``fusion``                Reciprocal Rank Fusion, CombSUM (01)
-- ``triage``                the 2x2 of retrieval vs generation failures (07, 08)
-- ``router``                a model router evaluated as a retriever, the context-window filter (09)
+Measures — pure computations on rankings, grades, verdicts and traces (``labkit/measures/``)
+- ``measures.metrics``      P@k, R@k, RR, hit, DCG, nDCG and a batch ``evaluate`` (03, 04)
+- ``measures.stats``        intervals, paired comparisons, judge reports, the Rogan–Gladen correction, agreement (01-10)
+- ``measures.fusion``       Reciprocal Rank Fusion, CombSUM (01)
+- ``measures.triage``       the 2x2 of retrieval vs generation failures (07, 08)
+- ``measures.router``       a model router evaluated as a retriever, the context-window filter (09)
 
-Data — what ``data/`` holds, and the source's toys
-- ``data``                  the handbook corpus and labelled queries, published tables
-- ``trec``                  TREC qrels and run files, read and written as trec_eval reads them (03)
-- ``toys``                  the source chapter's toy inputs, typed once
-- ``labels``                the learner's own labels: a label set, an append-only store in the user cache (02, 06, 07)
-- ``folder``                a folder of Markdown, text and HTML as a corpus; bad files skipped and said (capstone)
+Data — what ``data/`` holds, and the source's toys (``labkit/data/``)
+- ``data.corpus``           the handbook corpus and labelled queries, published tables
+- ``data.trec``             TREC qrels and run files, read and written as trec_eval reads them (03)
+- ``data.toys``             the source chapter's toy inputs, typed once
+- ``data.labels``           the learner's own labels: a label set, an append-only store in the user cache (02, 06, 07)
+- ``data.folder``           a folder of Markdown, text and HTML as a corpus; bad files skipped and said (capstone)
 
-Text — words, offsets, chunks
-- ``text``                  words with character offsets, numbers, Jaccard (02, 05)
-- ``chunking``              windows, split rate, gold spans -> chunk judgements (05)
-- ``structure``             chunks by Markdown section, table headers carried along, "title › section" prefixes (05)
+Text — words, offsets, chunks (``labkit/text/``)
+- ``text.words``            words with character offsets, numbers, Jaccard (02, 05)
+- ``text.chunking``         windows, split rate, gold spans -> chunk judgements (05)
+- ``text.structure``        chunks by Markdown section, table headers carried along, "title › section" prefixes (05)
 
-Core — what every module may use
-- ``args``                  one set of argument checks, errors that name the argument and the fix
-- ``files``                 paths and text files read once, with clear errors
-- ``cache``                 the user cache folder (embeddings, model weights)
+Core — what every module may use (``labkit/core/``; the package itself: ``setup``, ``data_dir``)
+- ``core.args``             one set of argument checks, errors that name the argument and the fix
+- ``core.files``            paths and text files read once, with clear errors
+- ``core.cache``            the user cache folder (embeddings, model weights)
+- ``core.guard``            no model call while an explorer computes ahead: the refusal, and the switch that sets it
 
 ``import labkit`` is cheap: heavy third-party packages (pandas, matplotlib, bm25s, onnxruntime, ipywidgets)
 are imported by the functions that need them, when they need them; labkit's own modules import each other at
@@ -99,7 +92,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from labkit import args
+from labkit.core import args
 
 __version__ = "0.1.0"
 

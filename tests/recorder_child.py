@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from labkit.llm import cassette  # noqa: E402
-from labkit.llm import lines as cassette_lines  # noqa: E402
+from labkit.generation.llm import cassette  # noqa: E402
+from labkit.generation.llm import lines as cassette_lines  # noqa: E402
 
 PIECE = 512
 

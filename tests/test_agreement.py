@@ -1,4 +1,4 @@
-"""labkit.stats.agreement: kappa against statsmodels on seeded data, hand-worked cases, and bad input."""
+"""labkit.measures.stats.agreement: kappa against statsmodels on seeded data, hand-worked cases, and bad input."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
-from labkit import stats
+from labkit.measures import stats
 
 
 def _table(a, b, cats):

@@ -1,4 +1,4 @@
-"""The states an explorer sends to the page to be drawn there at once (labkit.widgets.ahead): their keys match
+"""The states an explorer sends to the page to be drawn there at once (labkit.ui.widgets.ahead): their keys match
 what the page computes from its controls, each state is sent once, and a page that starts listening gets them all
 again. What the page does with them is proven in the browser (tests/browser: every move's outputs are checked)."""
 
@@ -8,8 +8,8 @@ import json
 
 import ipywidgets as w
 
-from labkit.widgets.ahead import Ahead, page_key
-from labkit.widgets.explorer import Explorer
+from labkit.ui.widgets.ahead import Ahead, page_key
+from labkit.ui.widgets.explorer import Explorer
 
 
 def test_page_key_is_the_index_of_a_selection_and_the_value_of_anything_else_as_json_writes_it():
@@ -33,7 +33,7 @@ class _Sent(Ahead):
 
 
 def test_an_explorer_sends_each_state_it_computes_once_and_all_again_when_a_page_starts_listening(monkeypatch):
-    from labkit.widgets import explorer
+    from labkit.ui.widgets import explorer
 
     monkeypatch.setattr(explorer, "Ahead", _Sent)
     e = Explorer({"n": w.IntSlider(value=1, max=5), "who": w.ToggleButtons(options=["a", "b"])},

@@ -7,9 +7,12 @@ import json
 import pandas as pd
 import pytest
 
-from labkit import correctness, llm, stats, triage, widgets
+from labkit.generation import llm
+from labkit.judges import correctness
+from labkit.measures import stats, triage
 from labkit.studies import answers_data
 from labkit.studies import handbook as hb
+from labkit.ui import widgets
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +129,7 @@ def test_a_model_trace_shows_its_reference_and_verdict_in_the_drill_down_and_the
 
 
 def test_reader_traces_record_which_check_judged_them():
-    from labkit.data import Query, Span
+    from labkit.data.corpus import Query, Span
 
     q = Query("q1", "How long?", "10 days.", "easy", "fact", "dev", (Span("d", 0, 8, 3),))
     traces = triage.reader_traces(

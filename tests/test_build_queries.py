@@ -39,7 +39,7 @@ def test_rebuilds_the_by_type_questions_byte_for_byte(tmp_path):
     out = tmp_path / "synthesis.jsonl"
     assert build_queries.main(["--kinds", "--out", str(out)]) == 0
     assert out.read_bytes() == (ROOT / "data" / "kinds" / "synthesis.jsonl").read_bytes()
-    from labkit.data import load_queries
+    from labkit.data.corpus import load_queries
 
     rows = load_queries(path=out)
     assert len(rows) >= 30 and {q.kind for q in rows} == {"synthesis"}

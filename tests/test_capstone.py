@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from labkit import reader as rd
-from labkit import synth
+from labkit.generation import reader as rd
+from labkit.generation import synth
 from labkit.studies import capstone
 
 DOCS = {
@@ -30,7 +30,7 @@ def folder_with_questions(tmp_path, questions):
 def question(qid, text, doc, quote, split="test"):
     start = DOCS[doc].index(quote) if not doc.endswith(".html") else None
     if start is None:  # HTML: offsets into the extracted text
-        from labkit import folder
+        from labkit.data import folder
 
         extracted = folder.html_to_text(DOCS[doc])[1]
         start = extracted.index(quote)

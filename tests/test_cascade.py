@@ -4,11 +4,11 @@ clients are test doubles returning fixed text (and made-up token counts), never 
 import pandas as pd
 import pytest
 
-from labkit import reader as rd
-from labkit.correctness import reference_rule
-from labkit.data import Query
-from labkit.llm.cassette import Completion
-from labkit.router import evaluate_router
+from labkit.data.corpus import Query
+from labkit.generation import reader as rd
+from labkit.generation.llm.cassette import Completion
+from labkit.judges.correctness import reference_rule
+from labkit.measures.router import evaluate_router
 from labkit.studies import cascade
 
 Q = [Query(f"q{i}", f"How many days for case {i}?", f"{40 + i} days.", "easy", "fact", "dev", ()) for i in range(4)]
@@ -92,7 +92,7 @@ def test_unjudged_requests_stay_in_the_table_but_out_of_the_rates():
     [
         (lambda: cascade.model_answers(Q, {}, SMALL), "contexts has no passages for query 'q0'"),
         (lambda: cascade.model_answers(["q0"], CTX, SMALL), "queries[0] must be a Query"),
-        (lambda: cascade.model_answers(Q, CTX, 42), "client must be a labkit.llm client"),
+        (lambda: cascade.model_answers(Q, CTX, 42), "client must be a labkit.generation.llm client"),
         (lambda: cascade.model_answers(Q[:1], CTX, lambda p, schema=None, max_tokens=None: 3), "not text"),
         (lambda: cascade.grounded("x", []), "passages must not be empty"),
         (lambda: cascade.cascade_table(pd.DataFrame({"qid": ["q0"]}), None, Q, CTX, reference_rule()),
@@ -116,7 +116,7 @@ def test_bad_input(call, words):
 def test_request_view_and_the_cascade_explorer_show_one_request_and_its_costs():
     import pandas as pd
 
-    from labkit import widgets
+    from labkit.ui import widgets
 
     table = pd.DataFrame(
         [{"qid": "q1", "small": "s", "large": "L", "small answer": "Ten <days>.", "large answer": "10 days.",

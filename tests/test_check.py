@@ -1,4 +1,5 @@
-"""labkit.check prints one deterministic line per answer: every exercise accepts its right answer and refuses a
+"""labkit.exercises.check prints one deterministic line per answer: every exercise accepts its right answer and refuses
+a
 wrong one.
 
 Right answers are worked by hand (the source's printed figures where it prints them); exercises checked against
@@ -12,8 +13,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labkit import check, toys
-from labkit.data import load_corpus
+from labkit.data import toys
+from labkit.data.corpus import load_corpus
+from labkit.exercises import check
 
 CHECK_PY = Path(check.__file__)
 

@@ -1,4 +1,4 @@
-"""labkit.text and labkit.chunking: the chapter's split-rate table, tiling properties, gold remapping."""
+"""labkit.text.words and labkit.text.chunking: the chapter's split-rate table, tiling properties, gold remapping."""
 
 import itertools
 from types import SimpleNamespace
@@ -7,7 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit.chunking import (
+from labkit.data.corpus import Span, load_corpus, load_queries
+
+# (doc length, answer start, answer length) in tokens: the source chapter's made-up gold set
+from labkit.data.toys import SPLIT_GOLD as SEED_GOLD
+from labkit.text.chunking import (
     chunk_corpus,
     chunk_document,
     chunk_spans,
@@ -15,11 +19,7 @@ from labkit.chunking import (
     spans_to_qrels,
     split_stats,
 )
-from labkit.data import Span, load_corpus, load_queries
-from labkit.text import jaccard, terms, word_spans
-
-# (doc length, answer start, answer length) in tokens: the source chapter's made-up gold set
-from labkit.toys import SPLIT_GOLD as SEED_GOLD
+from labkit.text.words import jaccard, terms, word_spans
 
 # the chapter's printed table: size overlap chunks cost split-rate
 SEED_TABLE = """\

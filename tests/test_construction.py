@@ -1,13 +1,13 @@
-"""labkit.construction: every claim's label follows from how it was made, checked claim by claim."""
+"""labkit.judges.construction: every claim's label follows from how it was made, checked claim by claim."""
 
 import re
 
 import numpy as np
 import pytest
 
-from labkit import construction
+from labkit.judges import construction
 from labkit.studies import faithfulness_data as fdata
-from labkit.text import numbers
+from labkit.text.words import numbers
 
 PASSAGE = """## 2. Deadlines
 

@@ -1,10 +1,10 @@
-"""labkit.correctness: the reference-number rule, the judge against the gold, and bad input. No model is called:
+"""labkit.judges.correctness: the reference-number rule, the judge against the gold, and bad input. No model is called:
 the judges here are plain functions returning fixed text, test doubles only."""
 
 import pytest
 
-from labkit import correctness, faithfulness
-from labkit.data import Query, Span
+from labkit.data.corpus import Query, Span
+from labkit.judges import correctness, faithfulness
 
 DOC = "Lodging caps per night: | Singapore | 230 | 75 | 30 |. Replacement badges cost SGD 15."
 TEXTS = {"fin": DOC}

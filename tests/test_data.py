@@ -1,12 +1,13 @@
-"""labkit.data and labkit.trec: TREC files round-trip and fail loudly; the shipped corpus and queries validate."""
+"""labkit.data.corpus and labkit.data.trec: TREC files round-trip and fail loudly; the shipped corpus and queries
+validate."""
 
 import json
 
 import pytest
 
 from labkit import data_dir
-from labkit.data import _parse_query, load_corpus, load_queries
-from labkit.trec import read_qrels, read_run, write_qrels, write_run
+from labkit.data.corpus import _parse_query, load_corpus, load_queries
+from labkit.data.trec import read_qrels, read_run, write_qrels, write_run
 
 
 def test_trec_round_trip(tmp_path):

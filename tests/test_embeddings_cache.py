@@ -11,11 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from labkit import data_dir, embeddings, structure
-from labkit.chunking import chunk_corpus, chunk_document
-from labkit.data import load_corpus
-from labkit.retrieval import DenseRetriever
+from labkit import data_dir
+from labkit.data.corpus import load_corpus
+from labkit.retrieval import embeddings
+from labkit.retrieval.retrievers import DenseRetriever
 from labkit.studies import pydocs
+from labkit.text import structure
+from labkit.text.chunking import chunk_corpus, chunk_document
 
 
 class Counting:
@@ -183,7 +185,7 @@ def test_committed_caches_are_exactly_the_grid_chunkings():
 
 
 def test_a_corpus_embedded_afresh_shows_progress_a_batch_of_queries_does_not(capsys):
-    from labkit.embeddings import PROGRESS_FROM, default_model
+    from labkit.retrieval.embeddings import PROGRESS_FROM, default_model
 
     texts = [f"policy sentence number {i}" for i in range(PROGRESS_FROM)]
     default_model().encode(texts)
@@ -195,7 +197,7 @@ def test_a_corpus_embedded_afresh_shows_progress_a_batch_of_queries_does_not(cap
 def test_the_chapters_queries_come_from_the_committed_table_and_other_texts_are_embedded():
     import numpy as np
 
-    from labkit import embeddings
+    from labkit.retrieval import embeddings
     from labkit.studies import handbook as hb
 
     queries = [q.search_text for q in hb.handbook().queries]

@@ -6,9 +6,11 @@ import json
 
 import pytest
 
-from labkit import calibration, faithfulness, stats, toys
-from labkit import reader as rd
-from labkit.faithfulness import Verdict
+from labkit.data import toys
+from labkit.generation import reader as rd
+from labkit.judges import calibration, faithfulness
+from labkit.judges.faithfulness import Verdict
+from labkit.measures import stats
 
 
 def fixed(verdicts):
@@ -31,7 +33,7 @@ def test_split_claims_keeps_decimals_and_refuses_empty():
         "Why?",
         "Because.",
     ]
-    # the toy's claims are data in labkit.toys (toys imports nothing above Data): the splitter must agree
+    # the toy's claims are data in labkit.data.toys (toys imports nothing above Data): the splitter must agree
     assert faithfulness.split_claims(toys.FAITH_ANSWER_EN) == list(toys.FAITH_CLAIMS_EN)
     with pytest.raises(ValueError, match="answer must not be empty"):
         faithfulness.split_claims("  ")

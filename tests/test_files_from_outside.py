@@ -1,6 +1,7 @@
-"""Files from outside (issue 28, item 5): TREC qrels and runs, JSON-lines label files, and where labkit writes.
+"""Files from outside: TREC qrels and runs, JSON-lines label files, and where labkit writes.
 
-Accepted on purpose (documented in labkit.files and labkit.trec): a UTF-8 byte-order mark, CRLF line ends, tabs
+Accepted on purpose (documented in labkit.core.files and labkit.data.trec): a UTF-8 byte-order mark, CRLF line ends,
+tabs
 or runs of spaces between fields, blank lines. Refused with the file and line and the fix: a header row, a torn
 or non-JSON line in a label file, a folder, a file larger than labkit reads at once, a path outside the folders
 labkit writes to.
@@ -15,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit import files, trec
+from labkit.core import files
+from labkit.data import trec
 from labkit.studies import answers_data
 
 FAST = settings(derandomize=True, deadline=None, max_examples=40, database=None)
@@ -74,7 +76,7 @@ def test_a_file_too_large_is_refused_before_it_is_read(tmp_path, monkeypatch):
     small = tmp_path / "x.qrels"
     small.write_text(_qrels_text([" "] * 5, "\n"), encoding="utf-8")
     monkeypatch.setattr(files, "MAX_BYTES", 10)
-    with pytest.raises(ValueError, match="raise labkit.files.MAX_BYTES"):
+    with pytest.raises(ValueError, match="raise labkit.core.files.MAX_BYTES"):
         trec.read_qrels(small)
 
 

@@ -1,4 +1,4 @@
-"""labkit.folder: any folder of Markdown, text and HTML, loaded as the handbook is; bad files skipped and said."""
+"""labkit.data.folder: any folder of Markdown, text and HTML, loaded as the handbook is; bad files skipped and said."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from labkit import chunking, folder
+from labkit.data import folder
+from labkit.text import chunking
 
 PAGE = """<!DOCTYPE html><html><head><title>Copy - Python docs</title><script>var x = 1;</script></head>
 <body><nav>Home | Next</nav><div class="sphinxsidebar">Quick search</div>

@@ -1,4 +1,5 @@
-"""labkit.fusion: the source chapter's RRF printout, no mutation, properties, bad input; the RRF credit plot."""
+"""labkit.measures.fusion: the source chapter's RRF printout, no mutation, properties, bad input; the RRF credit
+plot."""
 
 import copy
 
@@ -7,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit import fusion
-from labkit.fusion import combsum, explain_rrf, fuse_runs, rrf
-from labkit.plots import plot_rrf_credit
-from labkit.toys import RRF_BM25 as BM25
-from labkit.toys import RRF_DENSE as DENSE
+from labkit.data.toys import RRF_BM25 as BM25
+from labkit.data.toys import RRF_DENSE as DENSE
+from labkit.measures import fusion
+from labkit.measures.fusion import combsum, explain_rrf, fuse_runs, rrf
+from labkit.ui.plots import plot_rrf_credit
 
 
 def test_source_chapter_printout():

@@ -1,12 +1,12 @@
-"""labkit.grid: remapped gold, costs, and the split rate on real spans."""
+"""labkit.retrieval.grid: remapped gold, costs, and the split rate on real spans."""
 
 from types import SimpleNamespace
 
 import pytest
 
-from labkit.chunking import chunk_document
-from labkit.data import Span, load_corpus, load_queries
-from labkit.grid import ChunkGrid, _first_found, evidence_recall, gold_split_rate
+from labkit.data.corpus import Span, load_corpus, load_queries
+from labkit.retrieval.grid import ChunkGrid, _first_found, evidence_recall, gold_split_rate
+from labkit.text.chunking import chunk_document
 
 
 def test_gold_split_rate_hand_worked():

@@ -2,8 +2,8 @@
 
 import pytest
 
-from labkit import labels as lb
-from labkit.widgets import labelling
+from labkit.data import labels as lb
+from labkit.ui.widgets import labelling
 
 SET = lb.LabelSet("t-claims", ("supported", "unsupported", "contradicted"), ("a", "b", "c", "d"))
 
@@ -127,7 +127,7 @@ def test_chapter_10_labels_the_hybrids_first_passage_of_each_test_question_again
         grade = s.qrels.get(qid, {}).get(first[qid][0], 0)
         assert label == ("answers" if grade == 3 else "partly" if grade else "no")
         assert items[qid]["passage"] == s.texts[first[qid][0]]
-    from labkit import widgets
+    from labkit.ui import widgets
 
     item = items[relevance.items[0]]
     shown = widgets.passage_html(item["question"], item["passage"] + " <b>&")

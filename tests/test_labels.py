@@ -1,4 +1,4 @@
-"""labkit.labels: the learner's label store never loses a label and never reads a wrong one."""
+"""labkit.data.labels: the learner's label store never loses a label and never reads a wrong one."""
 
 import json
 import subprocess
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit import labels as lb
+from labkit.data import labels as lb
 
 SET = lb.LabelSet("t-claims", ("supported", "unsupported", "contradicted"), tuple(f"c{i}" for i in range(20)))
 
@@ -116,7 +116,7 @@ def test_the_newest_line_wins_for_any_sequence_of_labels_and_undos(tmp_path_fact
 WRITER = """
 import sys, time
 from pathlib import Path
-from labkit import labels as lb
+from labkit.data import labels as lb
 while not Path(sys.argv[1] + ".go").exists():  # both writers start together
     time.sleep(0.005)
 s = lb.LabelSet("t-claims", ("supported", "unsupported", "contradicted"), tuple(f"c{i}" for i in range(20)))

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from labkit import labels as lb
-from labkit.__main__ import merge
+from labkit.commands.cli import merge
+from labkit.data import labels as lb
 from labkit.studies import labelling
 
 

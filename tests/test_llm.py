@@ -1,4 +1,4 @@
-"""labkit.llm against a real HTTP server on loopback: live calls, recording, replay, and failures."""
+"""labkit.generation.llm against a real HTTP server on loopback: live calls, recording, replay, and failures."""
 
 import json
 import threading
@@ -6,7 +6,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from labkit import llm
+from labkit.generation import llm
 
 
 class FakeOpenAI(BaseHTTPRequestHandler):

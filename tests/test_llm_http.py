@@ -1,4 +1,4 @@
-"""labkit.llm.OpenAIChat against real, misbehaving HTTP servers on 127.0.0.1.
+"""labkit.generation.llm.OpenAIChat against real, misbehaving HTTP servers on 127.0.0.1.
 
 Each server is a raw TCP socket that answers one way (a script of bytes, with pauses), so a test can send
 exactly what a broken or hostile endpoint would: a null content, a truncated body, a bad status line, a
@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from labkit import llm
+from labkit.generation import llm
 
 
 def completion(content, usage=True) -> bytes:

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from labkit import data_dir, llm
-from labkit.llm import local
+from labkit import data_dir
+from labkit.generation import llm
+from labkit.generation.llm import local
 
 # --------------------------------------------------------------------------- everywhere: the hash check
 
@@ -162,7 +163,7 @@ def test_llama_cpp_server_answers_like_the_in_process_model(tmp_path):
     port = _free_port()
     log = open(tmp_path / "server.log", "w")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
-        [sys.executable, "-m", "labkit.llm.local", "serve", "--model", llm.SMALL_MODEL, "--port", str(port)],
+        [sys.executable, "-m", "labkit", "llm", "serve", "--model", llm.SMALL_MODEL, "--port", str(port)],
         stdout=log,
         stderr=subprocess.STDOUT,
     )
@@ -197,7 +198,7 @@ def test_llama_cpp_server_answers_like_the_in_process_model(tmp_path):
 def test_top_logprobs_are_reproduced_by_the_local_model():
     # chapter 04b's reranker requests were recorded with prefix reuse, so their floats may differ in the last
     # digits from a fresh computation; the first token and every listed log-probability must agree closely
-    from labkit.llm.lines import read_logprobs
+    from labkit.generation.llm.lines import read_logprobs
 
     path = llm.cassette_path(llm.DEFAULT_MODEL)
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

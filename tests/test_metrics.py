@@ -1,7 +1,8 @@
-"""labkit.metrics: the source chapter's figures, trec_eval agreement, properties, bad input."""
+"""labkit.measures.metrics: the source chapter's figures, trec_eval agreement, properties, bad input."""
 
 import itertools
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -10,10 +11,10 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit import metrics
-from labkit.metrics import graded
-from labkit.toys import RUNNING_GRADES as RELS
-from labkit.toys import RUNNING_UNRETRIEVED, TRAP_JUDGED, TRAP_X, TRAP_Y
+from labkit.data.toys import RUNNING_GRADES as RELS
+from labkit.data.toys import RUNNING_UNRETRIEVED, TRAP_JUDGED, TRAP_X, TRAP_Y
+from labkit.measures import metrics
+from labkit.measures.metrics import graded
 
 # ---------------------------------------------------------------- the chapter's printed figures
 
@@ -195,28 +196,58 @@ def random_case(rng, n_queries=200, pool=60):
     return run, qrels
 
 
+def trec_cut(run, k):
+    """Each query's top ``k`` in trec_eval's order (score descending, then doc id descending)."""
+    return {q: dict(sorted(r.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:k]) for q, r in run.items()}
+
+
+def trec_disagreements(entries, run, qrels, k, thr):
+    """Where ``evaluate`` and trec_eval (``pytrec_eval``) differ, for registry ``entries`` that name a trec_eval
+    measure, at cutoff ``k`` and threshold ``thr``, in trec_eval's conventions (idcg='all_judged'; ties by score
+    descending, then doc id descending; a measure without a cutoff sees the run cut at ``k``; where labkit says
+    undefined, NaN, trec_eval says 0). Returns ``(disagreements, {metric name: queries compared})``."""
+    ours = metrics.evaluate(run, qrels, [m.column(k) for m in entries], thr=thr, idcg="all_judged").per_query
+    bad, compared = [], {}
+    for m in entries:
+        measure = m.trec_measure(k)
+        base = re.sub(r"_(\{k\}|\d+)$", "", m.trec)  # "P_{k}", "P_10" -> "P"
+        if base not in pytrec_eval.supported_measures:  # checked first: a malformed parameter can crash trec_eval
+            bad.append(f"{m.name}: trec_eval has no measure {measure!r}")
+            continue
+        try:
+            ref = pytrec_eval.RelevanceEvaluator(qrels, {measure}, relevance_level=thr).evaluate(
+                trec_cut(run, k) if m.trec_cuts_run else run
+            )
+        except ValueError as err:
+            bad.append(f"{m.name}: {err}")
+            continue
+        compared[m.name] = 0
+        for qid in qrels:
+            mine, theirs = ours.loc[qid, m.column(k)], ref.get(qid, {}).get(measure)
+            if theirs is None:
+                bad.append(f"{m.name}: trec_eval gave no {measure!r} for {qid}")
+            elif np.isnan(mine):
+                if theirs != 0.0:  # trec_eval says 0 where labkit says "undefined"
+                    bad.append(f"{m.name} {qid}: undefined here, {measure} = {theirs}")
+            elif abs(mine - theirs) > 1e-9:
+                bad.append(f"{m.name} {qid}: {mine} here, {measure} = {theirs}")
+            else:
+                compared[m.name] += 1
+    return bad, compared
+
+
+WITH_TREC = [m for m in metrics.REGISTRY if m.trec is not None]
+
+
 @pytest.mark.parametrize("thr", [1, 2])
 @pytest.mark.parametrize("k", [1, 5, 10, 20])
 def test_agrees_with_trec_eval(rng, k, thr):
+    # every registered metric that names a trec_eval measure, read from the registry (no hand-kept map here)
+    assert {m.name for m in WITH_TREC} >= {"P@k", "R@k", "RR@k", "hit@k", "nDCG@k"}
     run, qrels = random_case(rng)
-    names = (f"P@{k}", f"R@{k}", f"nDCG@{k}", f"RR@{k}")
-    ours = metrics.evaluate(run, qrels, names, thr=thr).per_query
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {f"P_{k}", f"recall_{k}", f"ndcg_cut_{k}"}, relevance_level=thr)
-    ref = evaluator.evaluate(run)
-    # recip_rank has no cutoff in trec_eval: cut the run to its top k first (trec_eval's order)
-    cut = {q: dict(sorted(r.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:k]) for q, r in run.items()}
-    ref_rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}, relevance_level=thr).evaluate(cut)
-    compared_recall = 0
-    for qid in qrels:
-        assert ours.loc[qid, f"P@{k}"] == pytest.approx(ref[qid][f"P_{k}"], abs=1e-9)
-        assert ours.loc[qid, f"nDCG@{k}"] == pytest.approx(ref[qid][f"ndcg_cut_{k}"], abs=1e-9)
-        assert ours.loc[qid, f"RR@{k}"] == pytest.approx(ref_rr[qid]["recip_rank"], abs=1e-9)
-        if np.isnan(ours.loc[qid, f"R@{k}"]):
-            assert ref[qid][f"recall_{k}"] == 0.0  # trec_eval says 0 where we say "undefined"
-        else:
-            assert ours.loc[qid, f"R@{k}"] == pytest.approx(ref[qid][f"recall_{k}"], abs=1e-9)
-            compared_recall += 1
-    assert compared_recall > 50  # the random case really exercises recall
+    bad, compared = trec_disagreements(WITH_TREC, run, qrels, k, thr)
+    assert not bad, f"{len(bad)} disagreements with trec_eval, e.g. {bad[:5]}"
+    assert all(n > 50 for n in compared.values()) and set(compared) == {m.name for m in WITH_TREC}, compared
 
 
 def test_dataframe_run_agrees_with_dict_run(rng):

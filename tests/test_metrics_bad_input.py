@@ -1,7 +1,7 @@
-"""labkit.metrics against hostile input (issue 14): an error that names what to fix, or a correct answer.
+"""labkit.measures.metrics against hostile input: an error that names what to fix, or a correct answer.
 
 Never a plausible wrong number (NaN, 0 for everything, a query filed under 'None'), never a bare
-KeyError/IndexError/pandas error from deep inside. First the issue's own examples, one by one; then
+KeyError/IndexError/pandas error from deep inside. First hand-picked examples, one by one; then
 hypothesis feeds the public functions generated bad values of one kind at a time (non-finite numbers,
 strings where lists belong, bools, cutoffs that are not whole numbers >= 1, bad thresholds, None and
 duplicate ids, unknown metric names, messy runs) and asserts a ``ValueError``/``TypeError`` whose message
@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit import metrics
-from labkit.toys import RUNNING_GRADES as RELS
+from labkit.data.toys import RUNNING_GRADES as RELS
+from labkit.measures import metrics
 
 FAST = settings(derandomize=True, deadline=None, max_examples=40, database=None)
 
@@ -37,7 +37,7 @@ def raises_naming(call, *names: str) -> str:
     return str(info.value)
 
 
-# ---------------------------------------------------------------- the issue's examples
+# ---------------------------------------------------------------- hand-picked examples
 
 
 @pytest.mark.parametrize(
@@ -91,11 +91,11 @@ def raises_naming(call, *names: str) -> str:
         (lambda: metrics.precision_at_k(RELS, 10**12), "k"),
     ],
 )
-def test_issue_14_examples_are_refused_by_name(call, name):
+def test_hand_picked_examples_are_refused_by_name(call, name):
     raises_naming(call, name)
 
 
-def test_issue_14_examples_that_are_fine():
+def test_hand_picked_examples_that_are_fine():
     assert metrics.precision_at_k(RELS, np.int64(5)) == metrics.precision_at_k(RELS, 5) == 0.6
     assert metrics.ndcg_at_k(RELS, np.int64(5), all_grades=np.array([*RELS, 2])) == metrics.ndcg_at_k(
         RELS, 5, [*RELS, 2]

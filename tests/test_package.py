@@ -16,7 +16,7 @@ LABKIT = ROOT / "labkit"
 
 def test_import_labkit_is_light():
     code = (
-        "import sys, labkit, labkit.metrics, labkit.data, labkit.check;"
+        "import sys, labkit, labkit.measures.metrics, labkit.data.corpus, labkit.exercises.check;"
         "heavy = [m for m in ('pandas', 'matplotlib', 'ipywidgets', 'bm25s', 'onnxruntime') if m in sys.modules];"
         "print(','.join(heavy))"
     )
@@ -27,25 +27,22 @@ def test_import_labkit_is_light():
 # ---------------------------------------------------------------- one map: the parts and their arrows, written once
 
 PARTS = {  # bottom to top: a part may import itself and the parts before it, never one after it
-    "Core": {"", "args", "files", "cache"},
-    "Text": {"text", "chunking", "structure"},
-    "Data": {"data", "trec", "toys", "labels", "folder"},
-    "Measures": {"metrics", "stats", "fusion", "triage", "router"},
-    "Retrieval": {"embeddings", "retrieval", "grid", "rerank"},
-    "Generation": {"llm", "reader", "synth", "positions"},
-    "Judges": {"faithfulness", "correctness", "calibration", "construction", "pointwise"},
-    "Studies": {"studies", "studies.handbook", "studies.synth_targets", "studies.synth_data",
-                "studies.faithfulness_data",
-                "studies.position_study", "studies.position_view", "studies.answers_data", "studies.cascade",
-                "studies.labelling", "studies.rerank_study", "studies.rerank_answers", "studies.pydocs",
-                "studies.trace_checks", "studies.capstone"},
-    "Exercises": {"check", "exercises"},
-    "UI": {"plots", "plots.figures", "plots.verdicts", "plots.svg", "plots.pictures", "widgets", "widgets.explorer",
-           "widgets.rankings", "widgets.rerank", "widgets.chunks", "widgets.answers", "widgets.traces",
-           "widgets.labelling", "widgets.ahead"},
-    "Commands": {"__main__", "report"},
-}  # fmt: skip
-"""The single definition of labkit's parts; ``labkit/__init__.py``'s docstring lists the same modules by part."""
+    "Core": "core",
+    "Text": "text",
+    "Data": "data",
+    "Measures": "measures",
+    "Retrieval": "retrieval",
+    "Generation": "generation",
+    "Judges": "judges",
+    "Studies": "studies",
+    "Chapters": "chapters",
+    "Exercises": "exercises",
+    "UI": "ui",
+    "Commands": "commands",
+}
+"""The single definition of labkit's parts, bottom to top: each part is the folder ``labkit/<folder>/``; the package
+itself (``labkit/__init__.py``: ``setup``, ``data_dir``) belongs to Core and ``labkit/__main__.py`` to Commands.
+``labkit/__init__.py``'s docstring lists each folder's modules under its part."""
 ORDER = list(PARTS)
 FORBIDDEN = {("UI", "Generation")}
 """Arrows the order alone would allow: a widget shows what a chapter computed; it never calls a language model."""
@@ -115,14 +112,16 @@ def _imports(module: str) -> tuple[set[str], set[str], set[str]]:
 
 
 def part_of(module: str) -> str:
-    """The part a module belongs to: the longest entry of PARTS that is the module or a package above it."""
-    names = module.split(".") if module else [""]
-    for n in range(len(names), 0, -1):
-        prefix = ".".join(names[:n])
-        for part, members in PARTS.items():
-            if prefix in members:
-                return part
-    raise AssertionError(f"labkit.{module} belongs to no part: add it to PARTS and to labkit/__init__.py")
+    """The part a module belongs to: the part whose folder holds it (``""`` is Core, ``__main__`` Commands)."""
+    if module == "":
+        return "Core"
+    if module == "__main__":
+        return "Commands"
+    folder = module.split(".")[0]
+    for part, name in PARTS.items():
+        if name == folder:
+            return part
+    raise AssertionError(f"labkit.{module} sits in no part's folder: move it into one of {sorted(PARTS.values())}")
 
 
 GRAPH = {module: _imports(module) for module in MODULES}
@@ -130,17 +129,27 @@ GRAPH = {module: _imports(module) for module in MODULES}
 
 def test_the_import_graph_is_read_from_the_source():
     # a canary, so that a parser that reads nothing cannot pass the layer tests below
-    assert {"metrics", "metrics.graded", "llm", "llm.http", "widgets", "studies.handbook"} <= set(MODULES)
-    assert {"metrics", "plots", "fusion", "retrieval", "widgets.explorer"} <= GRAPH["widgets.rankings"][0]
-    assert {"widgets.rankings", "widgets.answers"} <= GRAPH["widgets"][0]  # absolute imports inside the package
-    assert "metrics._checks" in GRAPH["metrics.graded"][0]  # relative import inside the package
-    assert "ipywidgets" in GRAPH["widgets.rankings"][1]
-    assert "pandas" in GRAPH["stats.intervals"][1]  # imported inside functions: seen too
+    assert {"measures.metrics", "measures.metrics.graded", "generation.llm", "generation.llm.http", "ui.widgets",
+            "studies.handbook"} <= set(MODULES)  # fmt: skip
+    assert {"measures.metrics", "ui.plots", "measures.fusion", "retrieval.retrievers", "ui.widgets.explorer"} <= (
+        GRAPH["ui.widgets.rankings"][0]
+    )
+    assert {"ui.widgets.rankings", "ui.widgets.answers"} <= GRAPH["ui.widgets"][0]  # absolute imports in the package
+    assert "measures.metrics._checks" in GRAPH["measures.metrics.graded"][0]  # relative import inside the package
+    assert "ipywidgets" in GRAPH["ui.widgets.rankings"][1]
+    assert "pandas" in GRAPH["measures.stats.intervals"][1]  # imported inside functions: seen too
 
 
 def test_every_module_has_one_part():
-    listed = [m for members in PARTS.values() for m in members]
-    assert len(listed) == len(set(listed)), "a module is listed in two parts"
+    # ls labkit shows the parts: nothing but the package's own two files sits beside the part folders
+    loose = sorted(
+        p.name for p in LABKIT.iterdir() if p.suffix == ".py" and p.name not in ("__init__.py", "__main__.py")
+    )
+    assert not loose, f"move these modules into their part's folder: {loose}"
+    folders = sorted(p.name for p in LABKIT.iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert folders == sorted(PARTS.values()), (
+        f"labkit/ holds the folders {folders}; PARTS names {sorted(PARTS.values())}"
+    )
     for module in MODULES:
         part_of(module)  # raises for a module in no part
 
@@ -225,12 +234,27 @@ def _docstring_map() -> dict[str, set[str]]:
     return out
 
 
+def _listed_modules(part: str) -> set[str]:
+    """What the package docstring must list for ``part``: each module and subpackage directly in its folder (deeper
+    modules are listed in their subpackage's docstring), leaving out private ones and the chapters' own modules
+    (``exercises.ch03``, ``chapters.ch03``: one per chapter, listed once as ``<folder>.chNN``)."""
+    folder = PARTS[part]
+    out = set()
+    for module in MODULES:
+        names = module.split(".")
+        if len(names) == 2 and names[0] == folder and not names[1].startswith("_"):
+            out.add(f"{folder}.chNN" if re.fullmatch(r"ch\d+b?", names[1]) else module)
+    return out
+
+
 def test_the_package_docstring_lists_every_module_by_part():
     listed = _docstring_map()
     assert list(listed) == ORDER[::-1], f"the docstring lists the parts {list(listed)}, top to bottom"
     for part in ORDER:
-        want = PARTS[part] - {""}
-        assert listed[part] == want, f"{part}: the docstring lists {sorted(listed[part])}, PARTS has {sorted(want)}"
+        want = _listed_modules(part)
+        assert listed[part] == want, (
+            f"{part}: the docstring lists {sorted(listed[part])}, the folder has {sorted(want)}"
+        )
 
 
 def test_importing_the_measures_loads_nothing_above_them():
@@ -270,7 +294,7 @@ def _aliases() -> dict[str, set[str]]:
 
 def test_one_name_per_module_everywhere():
     names = _aliases()
-    assert names["studies.handbook"] == {"hb"} and "metrics" in names["metrics"]  # a canary: the reader reads
+    assert names["studies.handbook"] == {"hb"} and "metrics" in names["measures.metrics"]  # a canary: it reads
     several = {m: sorted(n) for m, n in names.items() if len(n) > 1}
     assert not several, f"import each module under one name everywhere: {several}"
 
@@ -293,7 +317,7 @@ def test_nothing_is_defined_after_a_main_guard():
         assert all(i == len(body) - 1 for i in guards), f"labkit.{module}: code after its __main__ guard"
 
 
-# ---------------------------------------------------------------- the source's toys are typed once, in labkit.toys
+# ---------------------------------------------------------------- the source's toys are typed once, in labkit.data.toys
 
 
 def _key(value):
@@ -308,8 +332,8 @@ def _key(value):
 
 
 def _toys() -> dict:
-    """Each toy container (two items or more) and each long text of labkit.toys, by its hashable form."""
-    from labkit import toys
+    """Each toy container (two items or more) and each long text of labkit.data.toys, by its hashable form."""
+    from labkit.data import toys
 
     out = {}
     for name, value in vars(toys).items():
@@ -343,12 +367,12 @@ def test_no_toy_is_typed_twice(folder):
     copies = {}
     for path in sorted((ROOT / folder).rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
-        if rel == "labkit/toys.py":
+        if rel == "labkit/data/toys.py":
             continue
         found = _copies(path, toys)
         if found:
             copies[rel] = found
-    assert not copies, f"import these from labkit.toys instead of re-typing them: {copies}"
+    assert not copies, f"import these from labkit.data.toys instead of re-typing them: {copies}"
 
 
 def test_notebooks_match_their_sources_and_navigation():
@@ -371,9 +395,11 @@ def test_the_readme_chapter_table_is_generated_and_checked(tmp_path, monkeypatch
     tool = _build_notebooks_tool()
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert tool.readme_table() in readme  # what --check compares; the notebook test above runs it
-    coming = tool.Chapter("10_next_chapter", "Next", "-", "what a later chapter does", "coming")
+    from labkit.chapters import Chapter
+
+    coming = Chapter("11", "next_chapter", "Next", "-", "what a later chapter does", "coming")
     monkeypatch.setattr(tool, "CHAPTERS", [*tool.CHAPTERS, coming])
-    no_link = "| 10 | next_chapter | what a later chapter does | coming |"  # no source file: the name is not a link
+    no_link = "| 11 | next_chapter | what a later chapter does | coming |"  # no source file: the name is not a link
     assert tool.readme_table().endswith(no_link)
     monkeypatch.setattr(tool, "CHAPTERS", tool.CHAPTERS[:-1])
     stale = tmp_path / "README.md"
@@ -435,8 +461,8 @@ def test_widgets_draw_charts_as_images_not_output_widgets():
 def test_figure_png_is_the_figure_as_png():
     import struct
 
-    from labkit import plots
-    from labkit.toys import RUNNING_GRADES
+    from labkit.data.toys import RUNNING_GRADES
+    from labkit.ui import plots
 
     png = plots.figure_png(plots.plot_gain_discount(RUNNING_GRADES, 5), dpi=100)
     assert png.startswith(b"\x89PNG\r\n\x1a\n")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from labkit import metrics, plots
-from labkit.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
-from labkit.widgets.explorer import html_cells, html_text
+from labkit.data.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
+from labkit.measures import metrics
+from labkit.ui import plots
+from labkit.ui.widgets.explorer import html_cells, html_text
 
 
 def test_lines_mark_the_current_x_and_leave_gaps_for_missing_values():

@@ -1,9 +1,10 @@
-"""labkit.plots.verdicts: judges at (TNR, TPR) with their Wilson crosses; strategies at (cost, pass rate)."""
+"""labkit.ui.plots.verdicts: judges at (TNR, TPR) with their Wilson crosses; strategies at (cost, pass rate)."""
 
 import pandas as pd
 import pytest
 
-from labkit import plots, stats
+from labkit.measures import stats
+from labkit.ui import plots
 
 
 def _report():
@@ -20,12 +21,29 @@ def test_plot_judges_puts_each_judge_at_its_tnr_and_tpr_with_both_intervals():
     assert points == [(report.loc["good", "TNR"], report.loc["good", "TPR"]), (0.0, 1.0)]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["good (J = 0.83)", "yes (J = 0.00)"]
     caps = [c for c in ax.collections if len(c.get_segments()) == 1]  # one x and one y whisker per judge
-    lo, hi = (float(x) for x in report.loc["good", "TPR 95%"].strip("[]").split(","))
-    assert any(abs(seg[0][1] - lo) < 1e-9 and abs(seg[1][1] - hi) < 1e-9 for c in caps for seg in c.get_segments())
+    lo, hi = report.attrs["ends"]["good"]["TPR"]  # the interval's ends as numbers, not its printed text
+    assert (lo, hi) == pytest.approx(stats.wilson(5, 6)[1:])
+    assert any(abs(seg[0][1] - lo) < 1e-12 and abs(seg[1][1] - hi) < 1e-12 for c in caps for seg in c.get_segments())
     with pytest.raises(ValueError, match="lacks"):
-        plots.plot_judges(report.drop(columns="TPR 95%"))
+        plots.plot_judges(report.drop(columns="J"))
+    bare = report.copy()
+    bare.attrs = {}
+    with pytest.raises(ValueError, match="ends"):
+        plots.plot_judges(bare)
     with pytest.raises(ValueError, match="no judge to draw"):
         plots.plot_judges(report.iloc[:0])
+
+
+def test_plot_judges_gives_any_number_of_judges_their_own_colour_and_marker():
+    truth = [True] * 6 + [False] * 4
+    table = pd.DataFrame({"truth": truth, **{f"j{i}": truth[i:] + truth[:i] for i in range(9)}})
+    report = stats.judge_report(table, [f"j{i}" for i in range(9)], truth="truth")
+    ax = plots.plot_judges(report).axes[0]
+    styles = [
+        (line.get_color(), line.get_marker()) for line in ax.lines if line.get_marker() not in ("None", "", "|", "_")
+    ]
+    assert len(styles) == 9 and len(set(styles)) == 9
+    assert len({plots.judge_style(i) for i in range(56)}) == 56
 
 
 def test_plot_cost_quality_draws_one_point_per_strategy_with_its_interval():

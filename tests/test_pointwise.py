@@ -7,9 +7,10 @@ import math
 
 import pytest
 
-from labkit import llm, pointwise
-from labkit.llm.cassette import Completion
-from labkit.llm.lines import logprob_text, read_logprobs, request_options
+from labkit.generation import llm
+from labkit.generation.llm.cassette import Completion
+from labkit.generation.llm.lines import logprob_text, read_logprobs, request_options
+from labkit.judges import pointwise
 
 
 def test_the_question_comes_before_the_passage_so_a_question_s_requests_share_their_start():

@@ -3,9 +3,9 @@
 
 import pytest
 
-from labkit import reader as rd
-from labkit import stats
-from labkit.data import Query, Span
+from labkit.data.corpus import Query, Span
+from labkit.generation import reader as rd
+from labkit.measures import stats
 from labkit.studies import position_study as ps
 from labkit.studies import position_view as pv
 
@@ -90,7 +90,7 @@ def _u_reader(question, passages):
 
 def _table(contexts):
     queries = {c["qid"]: Query(c["qid"], c["question"], "45 days.", "easy", "fact", "dev", ()) for c in contexts}
-    from labkit.correctness import reference_rule
+    from labkit.judges.correctness import reference_rule
 
     table = ps.run_study(ps.study_trials(contexts), _u_reader)
     return ps.add_check(table, reference_rule(), queries)
@@ -121,7 +121,7 @@ def test_padded_trials_put_the_gold_first_among_padding_of_the_same_length():
 
 
 def test_padding_is_far_from_the_question_holds_no_digit_and_is_seeded():
-    from labkit.chunking import Chunk
+    from labkit.text.chunking import Chunk
 
     def chunk(doc, i, text, words=64):
         return Chunk(f"{doc}#{i}", doc, i, 0, len(text), text, words)
@@ -204,8 +204,8 @@ def test_trial_view_shows_one_question_through_every_trial():
 
 
 def test_the_position_explorer_lists_questions_with_their_pattern():
-    from labkit import widgets
-    from labkit.widgets.explorer import html_cells
+    from labkit.ui import widgets
+    from labkit.ui.widgets.explorer import html_cells
 
     contexts = [_context(f"q{i}", above=i % 5) for i in range(3)]
     ex = widgets.PositionExplorer(_table(contexts), contexts, trial="gold at 3 of 5")
@@ -259,8 +259,8 @@ def test_bad_input(call, words):
 
 
 def test_plot_positions_draws_ours_with_intervals_and_baselines_beside_the_published():
-    from labkit import plots
-    from labkit.data import load_reference
+    from labkit.data.corpus import load_reference
+    from labkit.ui import plots
 
     liu = load_reference("lost_in_the_middle_liu2024")
     acc = ps.accuracy_by_position(_table([_context(f"q{i}", above=i % 5) for i in range(6)]))

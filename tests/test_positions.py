@@ -1,11 +1,17 @@
-"""labkit.positions: the harness's controls behave as designed (flat and cliff), bad input is refused."""
+"""labkit.generation.positions: the harness's controls behave as designed (flat and cliff), bad input is refused."""
 
 import pytest
 
-from labkit.chunking import chunk_corpus, spans_to_qrels
-from labkit.data import load_corpus, load_queries
-from labkit.positions import LexicalReader, TruncatingReader, build_contexts, position_accuracy, visible_passages
-from labkit.retrieval import BM25Retriever, make_run
+from labkit.data.corpus import load_corpus, load_queries
+from labkit.generation.positions import (
+    LexicalReader,
+    TruncatingReader,
+    build_contexts,
+    position_accuracy,
+    visible_passages,
+)
+from labkit.retrieval.retrievers import BM25Retriever, make_run
+from labkit.text.chunking import chunk_corpus, spans_to_qrels
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from labkit import SEED, llm
-from labkit import reader as rd
+from labkit import SEED
+from labkit.generation import llm
+from labkit.generation import reader as rd
 from labkit.studies import capstone, pydocs
 
 

@@ -1,11 +1,13 @@
-"""tools/record.py's plans for issue 12 ask exactly the prompts the chapters replay, in an order that shares
+"""tools/record.py's plans for 04, 07, 08, 09 ask exactly the prompts the chapters replay, in an order that shares
 prompt prefixes, and the estimate counts a shared prefix once. No model is called: the judge here is a test
 double that records the prompts it is sent."""
 
 import pytest
 
-from labkit import correctness, faithfulness, llm, triage
-from labkit import reader as rd
+from labkit.generation import llm
+from labkit.generation import reader as rd
+from labkit.judges import correctness, faithfulness
+from labkit.measures import triage
 from labkit.studies import handbook as hb
 from labkit.studies import position_study as ps
 
@@ -59,7 +61,7 @@ def test_07_answers_cover_every_query_and_reuse_the_06_answers(tool):
 
 
 def test_07_judge_holds_every_judge_prompt_the_triage_of_recorded_answers_sends(tool):
-    from labkit.retrieval import make_run
+    from labkit.retrieval.retrievers import make_run
 
     h = hb.handbook()
     sample = hb.reader_sample()
@@ -101,7 +103,7 @@ def test_09_answers_are_the_prompts_the_cascade_asks_the_small_model(tool):
 
 
 def test_the_04b_plans_ask_what_the_chapter_replays(tool):
-    from labkit import pointwise
+    from labkit.judges import pointwise
     from labkit.studies import rerank_study as rs
 
     plan = list(tool.PLANS["04b-rerank"]())

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from labkit import llm
-from labkit.llm import cassette
+from labkit.generation import llm
+from labkit.generation.llm import cassette
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,7 +40,7 @@ class Echo:
 def tool(tmp_path, monkeypatch):
     rec = _load_record()
     monkeypatch.setattr(cassette, "data_dir", lambda: tmp_path)
-    import labkit.llm.local as local
+    import labkit.generation.llm.local as local
 
     monkeypatch.setattr(local, "Local", Echo)
     prompts = [f"prompt number {i} " + "é" * 3000 for i in range(12)]  # long lines: > one 8 KiB buffer each
@@ -93,7 +93,7 @@ def test_bad_shard_is_refused_by_name(tool, bad, capsys):
 def _run_tool(argv, data, delay):
     rec = _load_record()
     cassette.data_dir = lambda: data
-    import labkit.llm.local as local
+    import labkit.generation.llm.local as local
 
     Echo.delay = delay
     local.Local = Echo

@@ -1,4 +1,4 @@
-"""Recordings survive ``kill -9`` (issue 28, item 3).
+"""Recordings survive ``kill -9``.
 
 The recorder (tools/record.py on a plan, tests/recorder_child.py) runs against a scripted fake model in its own
 process and is killed with SIGKILL again and again: at random moments, and right in the middle of writing a line
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from labkit import llm
-from labkit.llm import cassette
-from labkit.llm import lines as cassette_lines
+from labkit.generation import llm
+from labkit.generation.llm import cassette
+from labkit.generation.llm import lines as cassette_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))

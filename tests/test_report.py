@@ -8,8 +8,9 @@ import re
 
 import pytest
 
-from labkit import correctness, trec
-from labkit.__main__ import main
+from labkit.commands.cli import main
+from labkit.data import trec
+from labkit.judges import correctness
 from labkit.studies import capstone
 
 DOCS = {
@@ -58,8 +59,8 @@ def test_a_report_on_a_small_folder_writes_only_into_out(tmp_path, capsys, monke
 def test_the_bundled_corpus_report_agrees_with_trec_eval(tmp_path):
     import pytrec_eval
 
-    from labkit import llm
-    from labkit.report import write_report
+    from labkit.commands.report import write_report
+    from labkit.generation import llm
     from labkit.studies import pydocs
 
     labels_path = pydocs.root() / "answer_labels.jsonl"

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from labkit import rerank
-from labkit.stats import compare
+from labkit.measures.stats import compare
+from labkit.retrieval import rerank
 
 
 def test_rerank_sorts_by_score_and_keeps_stage_one_order_on_ties():

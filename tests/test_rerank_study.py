@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from labkit import rerank
+from labkit.retrieval import rerank
 from labkit.studies import handbook as hb
 from labkit.studies import rerank_answers as ra
 from labkit.studies import rerank_study as rs

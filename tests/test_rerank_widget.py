@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from labkit import widgets
-from labkit.widgets.explorer import html_cells, html_text
+from labkit.ui import widgets
+from labkit.ui.widgets.explorer import html_cells, html_text
 
 K1S, K2S = (10, 20), (3, 5, 10)
 QIDS = ["q1", "q2", "q3", "q4"]

@@ -1,13 +1,14 @@
-"""labkit.retrieval and labkit.embeddings on the real corpus: BM25 cross-checked with rank_bm25, dense sanity."""
+"""labkit.retrieval.retrievers and labkit.retrieval.embeddings on the real corpus: BM25 cross-checked with rank_bm25,
+dense sanity."""
 
 import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from labkit import embeddings
-from labkit.chunking import chunk_corpus, chunk_document, spans_to_qrels
-from labkit.data import load_corpus, load_queries
-from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+from labkit.data.corpus import load_corpus, load_queries
+from labkit.retrieval import embeddings
+from labkit.retrieval.retrievers import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+from labkit.text.chunking import chunk_corpus, chunk_document, spans_to_qrels
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +95,7 @@ def test_model_checksum_mismatch_says_what_to_reinstall():
 
 def test_hybrid_improves_hard_and_real_recall(chunks, queries):
     """The measured claim of chapter 01, kept true by a test: fusion beats both retrievers on hard+real R@10."""
-    from labkit.metrics import evaluate
+    from labkit.measures.metrics import evaluate
 
     qrels = spans_to_qrels(queries, chunks)
     bm, de = BM25Retriever(chunks), DenseRetriever(chunks)

@@ -1,11 +1,11 @@
-"""labkit.router: the source chapter's router printout, window filtering, bad input."""
+"""labkit.measures.router: the source chapter's router printout, window filtering, bad input."""
 
 import pytest
 
-from labkit import router
-from labkit.toys import ROUTER_COST as COST
-from labkit.toys import ROUTER_PASS as PASS
-from labkit.toys import ROUTER_RANKING as ROUTER
+from labkit.data.toys import ROUTER_COST as COST
+from labkit.data.toys import ROUTER_PASS as PASS
+from labkit.data.toys import ROUTER_RANKING as ROUTER
+from labkit.measures import router
 
 PRINTOUT = """\
 r1 summarise email         grades=[2, 3, 2, 2, 2] RR=1.00 NDCG@3=0.93 regret=$+0.3
@@ -75,8 +75,8 @@ def test_bad_input(call, words):
 def test_rag_prompts_counted_by_their_parts_equal_the_whole_prompts_counts():
     # 09's explorer counts each k's prompts from cached part counts: exact for the WordPiece tokenizer, which
     # splits at whitespace (every prompt of the handbook at three k, against counting the whole prompt).
-    from labkit.embeddings import count_tokens, count_tokens_of_parts
-    from labkit.retrieval import make_run
+    from labkit.retrieval.embeddings import count_tokens, count_tokens_of_parts
+    from labkit.retrieval.retrievers import make_run
     from labkit.studies import handbook as hb
 
     h = hb.handbook()

@@ -1,4 +1,5 @@
-"""labkit.stats: each interval and test against a reference implementation (statsmodels, scipy) on seeded data."""
+"""labkit.measures.stats: each interval and test against a reference implementation (statsmodels, scipy) on seeded
+data."""
 
 import math
 
@@ -8,7 +9,7 @@ from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
-from labkit import stats
+from labkit.measures import stats
 
 
 @pytest.mark.parametrize("successes, n", [(0, 10), (3, 60), (28, 31), (35, 49), (10, 10), (1, 1), (50, 100)])

@@ -1,12 +1,12 @@
-"""Structure-aware chunking (labkit.structure): sections, table headers carried along, context prefixes."""
+"""Structure-aware chunking (labkit.text.structure): sections, table headers carried along, context prefixes."""
 
 from __future__ import annotations
 
 import pytest
 
-from labkit import chunking, structure
-from labkit.data import load_corpus, load_queries
-from labkit.grid import ChunkGrid
+from labkit.data.corpus import load_corpus, load_queries
+from labkit.retrieval.grid import ChunkGrid
+from labkit.text import chunking, structure
 
 DOC = """# Travel policy
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from labkit.check import not_answered
+from labkit.exercises.check import not_answered
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -150,13 +150,13 @@ def test_the_student_tail_runs_under_nbval(tmp_path):
     notebooks = tmp_path / "notebooks"
     notebooks.mkdir()
     good = [
-        ("from labkit import check\ntable = {'unused': 1}", [], ""),
+        ("from labkit.exercises import check\ntable = {'unused': 1}", [], ""),
         ("answer_3_1 = 1 / 3", ["solution"], ""),
         ('check.exercise("3.1", answer_3_1)', [], "Exercise 3.1: correct.\n"),
         ("print(len(table))", [], "1\n"),  # runs whatever the answer
     ]
     bad = [
-        ("from labkit import check", [], ""),
+        ("from labkit.exercises import check", [], ""),
         ("helper = 3\nanswer_3_1 = 1 / helper", ["solution"], ""),
         ('check.exercise("3.1", answer_3_1)', [], "Exercise 3.1: correct.\n"),
         ("print(helper + 1)", [], "4\n"),

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from labkit import synth, toys
-from labkit.chunking import Chunk
+from labkit.data import toys
+from labkit.generation import synth
+from labkit.text.chunking import Chunk
 
 
 def test_the_source_toy_finds_the_same_look_alikes():
@@ -151,7 +152,7 @@ def test_filter_view_counts_and_measures_what_the_threshold_keeps():
 
 
 def test_as_queries_writes_valid_rows_with_provenance(tmp_path):
-    from labkit.data import load_queries
+    from labkit.data.corpus import load_queries
     from labkit.studies import handbook as hb
     from labkit.studies import synth_data as sd
 
@@ -191,9 +192,7 @@ def test_the_committed_generated_sets_are_rebuilt_from_the_recordings_and_their_
     from labkit.studies import synth_data as sd
 
     for kind, text in sd.render_sets().items():
-        assert sd.set_path(kind).read_text(encoding="utf-8") == text, (
-            f"run python -m labkit.studies.synth_data ({kind})"
-        )
+        assert sd.set_path(kind).read_text(encoding="utf-8") == text, f"run python -m labkit synth write-sets ({kind})"
     chunks = {c.id: c for c in hb.handbook().chunks}
     spans = {(c.doc, c.start_char, c.end_char) for c in chunks.values()}
     queries = sd.load_sets()

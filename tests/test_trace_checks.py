@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from labkit import reader as rd
+from labkit.generation import reader as rd
 from labkit.studies import trace_checks
 
 

@@ -1,9 +1,9 @@
-"""labkit.triage: the source chapter's toy traces, the cells, bad input."""
+"""labkit.measures.triage: the source chapter's toy traces, the cells, bad input."""
 
 import pytest
 
-from labkit import triage
-from labkit.toys import TRIAGE_TRACES as ROWS
+from labkit.data.toys import TRIAGE_TRACES as ROWS
+from labkit.measures import triage
 
 
 def test_source_chapter_toy():
@@ -34,8 +34,8 @@ def test_bad_input(call, words):
 
 
 def _tiny_traces(k):
-    from labkit.chunking import chunk_document, spans_to_qrels
-    from labkit.data import Query, Span
+    from labkit.data.corpus import Query, Span
+    from labkit.text.chunking import chunk_document, spans_to_qrels
 
     text = "the vpn guide says connect before jira and git"
     chunks = chunk_document("d", text, 4, 1)  # d#0 "the vpn guide says", d#1 "says connect before jira", ...
@@ -82,7 +82,7 @@ def test_drill_down_bad_input(call, words):
 def test_plot_triage_by_k_draws_one_bar_per_k_and_refuses_bad_sweeps():
     import pandas as pd
 
-    from labkit import plots
+    from labkit.ui import plots
 
     sweep = pd.DataFrame({k: triage.triage(ROWS, k) for k in (1, 2)}).T.rename_axis("k")
     fig = plots.plot_triage_by_k(sweep)
@@ -96,7 +96,7 @@ def test_plot_triage_by_k_draws_one_bar_per_k_and_refuses_bad_sweeps():
 
 
 def test_the_explorer_shows_each_example_with_its_gold_span_and_answer():
-    from labkit import widgets
+    from labkit.ui import widgets
 
     explorer = widgets.TriageExplorer(_tiny_traces, k=1, max_k=3)
     explorer.cell.value = "RET_FAIL"
@@ -137,8 +137,8 @@ def test_stage_gap_bad_input(call, words):
 
 
 def test_reader_traces_take_the_pass_from_the_check_and_refuse_a_check_that_cannot_judge():
-    from labkit.chunking import chunk_document, spans_to_qrels
-    from labkit.data import Query, Span
+    from labkit.data.corpus import Query, Span
+    from labkit.text.chunking import chunk_document, spans_to_qrels
 
     text = "the vpn guide says connect before jira and git"
     chunks = chunk_document("d", text, 4, 1)

@@ -1,4 +1,4 @@
-"""One word, two Unicode spellings (issue 28, item 1): ``é`` composed (NFC) or ``e`` + a combining accent (NFD).
+"""One word, two Unicode spellings: ``é`` composed (NFC) or ``e`` + a combining accent (NFD).
 
 Terms, Jaccard, containment, the quote locator, the quote guard, the lexical judge and BM25 treat both spellings
 as one word; offsets (word spans, chunk boundaries, located quotes) always index the *original* text and never
@@ -12,7 +12,11 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from labkit import chunking, faithfulness, retrieval, synth, text
+from labkit.generation import synth
+from labkit.judges import faithfulness
+from labkit.retrieval import retrievers as retrieval
+from labkit.text import chunking
+from labkit.text import words as text
 
 FAST = settings(derandomize=True, deadline=None, max_examples=60, database=None)
 

@@ -11,10 +11,11 @@ import ipywidgets as w
 import pandas as pd
 import pytest
 
-from labkit import fusion, metrics, plots, stats, triage, widgets
-from labkit.faithfulness import Verdict
-from labkit.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
-from labkit.widgets.explorer import Explorer, html_cells, html_table, html_text
+from labkit.data.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
+from labkit.judges.faithfulness import Verdict
+from labkit.measures import fusion, metrics, stats, triage
+from labkit.ui import plots, widgets
+from labkit.ui.widgets.explorer import Explorer, html_cells, html_table, html_text
 
 
 def cells(html_: str, attr: str = "cell") -> dict[str, str]:
@@ -160,7 +161,7 @@ def test_a_long_control_offers_its_next_and_previous_value_and_its_two_ends():
 
 
 def test_computing_ahead_stops_at_ahead_max_states(monkeypatch):
-    from labkit.widgets import explorer
+    from labkit.ui.widgets import explorer
 
     loop = _Loop()
     monkeypatch.setattr(explorer, "_kernel_loop", lambda: loop)
@@ -177,7 +178,7 @@ def test_a_control_found_slow_while_computing_ahead_goes_last_or_is_dropped_when
 ):
     import time
 
-    from labkit.widgets import explorer
+    from labkit.ui.widgets import explorer
 
     loop = _Loop()
     monkeypatch.setattr(explorer, "_kernel_loop", lambda: loop)
@@ -232,7 +233,7 @@ class _Loop:
 
 
 def test_in_a_kernel_the_neighbours_are_computed_one_per_turn_once_a_page_listens(monkeypatch):
-    from labkit.widgets import explorer
+    from labkit.ui.widgets import explorer
 
     loop = _Loop()
     monkeypatch.setattr(explorer, "_kernel_loop", lambda: loop)

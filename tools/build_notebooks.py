@@ -24,9 +24,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import NamedTuple
 
 import nbformat
+
+import labkit.chapters
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebooks" / "src"
@@ -34,93 +35,16 @@ OUT = ROOT / "notebooks"
 README = ROOT / "README.md"
 
 
-class Chapter(NamedTuple):
-    stem: str
-    title: str
-    summary: str
-    """One line, for the navigation and 00's chapter list."""
-    does: str
-    """What the reader does in it, for the README's table."""
-    status: str
-    """For the README's table: ready, in progress, coming, with what is still missing."""
-
-
-# A chapter without a source file has no notebook yet: its name is not a link.
-CHAPTERS = [
-    Chapter("00_welcome", "Welcome", "the two-stage pipeline, the handbook corpus, sliders and self-checks",
-            "the two-stage pipeline, the handbook corpus, sliders and self-checks, the language-model switch with "
-            "a recorded answer of the local model", "ready"),
-    Chapter("01_rrf_hybrid_retrieval", "RRF and hybrid retrieval", "BM25 vs dense vs Reciprocal Rank Fusion",
-            "BM25 (`bm25s`) vs MiniLM embeddings vs Reciprocal Rank Fusion on the handbook, per slice; sliders for "
-            "*c* and weights, a question box", "ready"),
-    Chapter("02_synthetic_hard_questions", "Synthetic and hard questions", "generate, make hard, filter",
-            "generate → make hard → filter with a local 1.5B model: 322 generated questions (164 easy, 158 hard) "
-            "located as spans (every drop counted), a rater audit of their labels checked by a second rater (κ), "
-            "recall against authored and real-style questions, the realism rater measured on held-out ratings and on "
-            "two raters' ratings of generated questions (the prevalence trap of κ); you rate questions yourself; "
-            "a threshold × method × retriever explorer", "ready"),
-    Chapter("03_metrics_by_hand", "Metrics by hand", "P@k, R@k, RR, DCG, nDCG, thresholds, which metric when",
-            "P@k, R@k, RR, DCG, nDCG (two IDCG conventions), thresholds, the X/Y trap, which metric when; a "
-            "playground", "ready"),
-    Chapter("04_mrr_hit_rate_lost_in_the_middle", "MRR, hit rate, lost in the middle", "position matters",
-            "MRR@k and hit rate@k per slice, retriever and question kind; Liu et al.'s published U-curve; a "
-            "position harness on the handbook checked with position-blind and truncating control readers; the "
-            "local 1.5B in that harness (80 questions, 5 and 10 passages, closed-book, oracle and no-gold "
-            "baselines, Wilson intervals beside Liu's curves), what distractors cost, the \"best at both ends\" "
-            "reordering, the 0.5B at 10 passages; a question × trial explorer and a k slider", "ready"),
-    Chapter("04b_reranking", "Reranking", "the second stage: retrieve wide, rerank, keep a few",
-            "the two stages and their metrics (Recall@k1, nDCG@k2); stage 1's ceiling; a learned reranker "
-            "(LightGBM lambdarank over ten cheap features, trained on dev, reported on test) and the local 1.5B as "
-            "a pointwise yes/no reranker (300 recorded requests); what each buys per slice with paired intervals, "
-            "what a deeper stage 1 buys, what the model costs, whether the reader gets more answers right, where "
-            "reranking hurts; a k1 × k2 × reranker explorer", "ready"),
-    Chapter("05_chunk_grid", "The chunk grid", "size x overlap, split rate, re-indexing with remapped gold",
-            "split rate (the seed's table), a 3×3 size × overlap grid re-indexing the handbook with gold remapped "
-            "from character offsets, evidence recall at an equal reading budget, the dev choice checked on test "
-            "(where it does not hold); "
-            "sliders for size, overlap, k", "ready"),
-    Chapter("06_faithfulness", "Faithfulness", "claims, a per-claim judge, calibration, context swapping",
-            "the source's leave example; a local 1.5B reader's answers to 120 handbook questions, split into claims; "
-            "five judges (1.5B, 1.5B + quote guard, 0.5B, lexical, always-supported) against rater labels (an AI "
-            "assistant's, a second rater's κ): TPR/TNR with intervals, chosen on dev, reported on test; the "
-            "Rogan–Gladen correction checked against the labelled truth; 420 claims labelled by construction and "
-            "what each judge cannot see; you label claims and the judge is calibrated on your labels; how many "
-            "labels are enough; relevance in code and by a model; context swapping, lenient vs strict prompt; a "
-            "question × judge explorer", "ready"),
-    Chapter("07_triage", "Triage", "retrieval failure or generation failure: the 2x2",
-            "the 2×2 (OK / GEN_FAIL / LUCKY / RET_FAIL) on the seed's traces and on the local 1.5B's answers to "
-            "every handbook query, rater-labelled right or wrong (a second rater's κ for both readers); two cheap "
-            "correctness rules measured against the labels (TPR/TNR), and against yours after you label answers; "
-            "how they move the cells; what LUCKY holds; k = 3 vs 5 for the model and every k "
-            "for an extractive control; a reader × check × k explorer with the drill-down", "ready"),
-    Chapter("08_case_study", "Case study", "the internal-docs bot end to end: easy vs hard vs real",
-            "the internal-docs bot end to end: the 7.12 workflow on the handbook, retrieval per slice at the "
-            "reader's k, every pitfall of 7.11 measured (synthetic-vs-real gap, wrong k, hit rate vs all the "
-            "evidence for multi-hop questions, follow-ups without query rewriting, chunking), answers scored and "
-            "triaged separately with the local 1.5B reader and rater labels, the checklist filled in; a slice × "
-            "cell triage explorer", "ready"),
-    Chapter("09_router_eval", "Router evaluation", "a model router evaluated as a retriever",
-            "a router as a retriever over models (the seed's MRR / Hit@1 / nDCG@3 / cascade-regret table); a real "
-            "cascade of the local 0.5B and 1.5B on 120 handbook questions (pass rates, tokens, seconds, hosted "
-            "prices, the check's errors, the long-prompt slice); the context-window filter measured with real "
-            "token counts vs chars/4, k ↔ routing cost; a request explorer and a k slider", "ready"),
-    Chapter("10_your_own_documents", "Your own documents", "the workflow on any folder, proven on a real corpus",
-            "the 7.12 workflow on any folder of Markdown, text and HTML (bad files skipped and said), proven on 78 "
-            "pages of the Python documentation and the FAQ's own questions (gold by AI raters, a second rater's κ): "
-            "60 questions written by the local 1.5B (30 kept) against the FAQ's, retrieval per slice at the "
-            "reader's k, hybrid vs each retriever, a learned reranker trained here and one carried over from the "
-            "handbook, the 1.5B reader's 80 answers rated by two AI raters (κ) and triaged in the 2×2, chunking by "
-            "structure confirmed, k by question type, which of the handbook's findings hold; you label the "
-            "retriever's first passages and the reader's answers; `python -m labkit report` for any folder",
-            "ready"),
-]  # fmt: skip
+CHAPTERS = list(labkit.chapters.CHAPTERS)
+"""Every chapter, from its manifest (``labkit/chapters/chNN.py``: title, summary, what the reader does, status).
+A chapter without a source file has no notebook yet: its name is not a link."""
 NAV_TAG = "nav"
 RUN_HINT = (
     "*To use this chapter, run it from the top: **Run → Run All Cells**, or Shift+Enter cell by cell. The sliders "
     "and pickers work once their cell has run.*"
 )
 CHAPTER_LIST_TAG = "chapter-list"
-README_START = "<!-- chapters: generated by tools/build_notebooks.py from its CHAPTERS list; edit them there -->"
+README_START = "<!-- chapters: generated by tools/build_notebooks.py from labkit/chapters/; edit them there -->"
 README_END = "<!-- /chapters -->"
 
 

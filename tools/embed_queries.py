@@ -5,7 +5,7 @@
 The int8 embedding model's output differs in its last digits between CPUs, enough to swap two nearly tied chunks
 deep in a ranking and so change a recorded prompt (chapter 04's distractors did, between two machines). With the
 query vectors committed, like the chunk vectors, every machine ranks the chapters' queries the same way
-(``labkit.embeddings.query_vectors``). The texts: every handbook query as searched, as typed, with its history
+(``labkit.retrieval.embeddings.query_vectors``). The texts: every handbook query as searched, as typed, with its history
 glued on (chapter 08's variants), every generated question of chapter 02, and the by-type questions
 (``data/kinds/``). Run it again after adding queries: texts already in the table keep their vectors, new ones are
 embedded. A text missing from the table is embedded live (and may then rank differently on another CPU).
@@ -18,8 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from labkit import data_dir, embeddings  # noqa: E402
-from labkit.data import load_queries  # noqa: E402
+from labkit import data_dir  # noqa: E402
+from labkit.data.corpus import load_queries  # noqa: E402
+from labkit.retrieval import embeddings
 from labkit.studies import handbook as hb  # noqa: E402
 from labkit.studies import synth_data as sd  # noqa: E402
 

@@ -29,7 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from labkit import SEED, data_dir, llm  # noqa: E402
+from labkit import SEED, data_dir  # noqa: E402
+from labkit.generation import llm
 from labkit.studies import answers_data  # noqa: E402
 from labkit.studies import rerank_answers as ra  # noqa: E402
 from labkit.studies import rerank_study as rs  # noqa: E402

@@ -140,7 +140,7 @@ def add_student_tail(nb: nbformat.NotebookNode, name: str = "notebook") -> int:
     ``nbval-ignore-output`` (they must run, their output may differ). Code cells are numbered on from the
     notebook's last execution count (nbval refuses stored outputs of a cell that never ran).
     """
-    from labkit.check import not_answered
+    from labkit.exercises.check import not_answered
 
     first = next((i for i, cell in enumerate(nb.cells) if is_solution_cell(cell)), None)
     if first is None:

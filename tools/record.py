@@ -11,8 +11,8 @@ appends one line per response at once: stop at any moment and run again to resum
 replay, and the same prompt is never recorded twice.
 
 Estimated seconds use the speeds fitted to the model's own recordings (their tokens and seconds), or, before
-there are 20 of them, FIELD-NOTES' figures (1.5B: ~95 prompt and ~27 generated tokens/s; 0.5B: ~170 / ~40 on
-2 cores), with ~4 characters a token and the plan's typical answer length.
+there are 20 of them, the speeds measured on 2 cores (``SPEED``; 1.5B: ~95 prompt and ~27 generated tokens/s;
+0.5B: ~170 / ~40, as README.md states), with ~4 characters a token and the plan's typical answer length.
 """
 
 from __future__ import annotations
@@ -26,12 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from labkit import (
-    faithfulness,  # noqa: E402
-    llm,  # noqa: E402
-    pointwise,  # noqa: E402
-)
-from labkit import reader as rd  # noqa: E402
+from labkit.generation import llm  # noqa: E402
+from labkit.generation import reader as rd  # noqa: E402
+from labkit.judges import faithfulness, pointwise  # noqa: E402
 from labkit.studies import faithfulness_data as fdata  # noqa: E402
 from labkit.studies import handbook as hb  # noqa: E402
 
@@ -64,7 +61,7 @@ _FITTED: dict[str, tuple[float, float]] = {}
 
 def _speed(model: str) -> tuple[float, float]:
     """(prompt, generated) tokens per second: fitted to this model's recordings when there are enough
-    (seconds ≈ prompt_tokens / p + completion_tokens / g, least squares), else FIELD-NOTES' figures."""
+    (seconds ≈ prompt_tokens / p + completion_tokens / g, least squares), else the measured ``SPEED``."""
     if model not in _FITTED:
         import numpy as np
 
@@ -88,7 +85,7 @@ def _replay(model: str) -> llm.Replay:
 
 
 def plan_00() -> Iterator[Request]:
-    from labkit.toys import WELCOME_PROMPT
+    from labkit.data.toys import WELCOME_PROMPT
 
     for model in (llm.DEFAULT_MODEL, llm.SMALL_MODEL):
         yield Request(model, WELCOME_PROMPT, max_tokens=80, expect_tokens=40)
@@ -136,7 +133,7 @@ def plan_06_strict() -> Iterator[Request]:
 
 def plan_06_toy() -> Iterator[Request]:
     """The source's leave example (in English) and the 20-days claim, judged by both models."""
-    from labkit import toys
+    from labkit.data import toys
 
     for model in (llm.DEFAULT_MODEL, llm.SMALL_MODEL):
         for claim in toys.TOY_CLAIMS:
@@ -188,7 +185,7 @@ def plan_06_judge_05() -> Iterator[Request]:
 
 
 def _constructed_pairs() -> Iterator[tuple[str, str]]:
-    """Every claim labelled by construction (labkit.construction) with its context, in context order."""
+    """Every claim labelled by construction (labkit.judges.construction) with its context, in context order."""
     return ((row["context"], row["claim"]) for row in fdata.constructed_claims())
 
 
@@ -227,7 +224,7 @@ def plan_06_atomic() -> Iterator[Request]:
 
 
 def plan_02_easy() -> Iterator[Request]:
-    from labkit import synth
+    from labkit.generation import synth
     from labkit.studies.synth_data import kinds_of, targets
 
     h = hb.handbook()
@@ -237,7 +234,7 @@ def plan_02_easy() -> Iterator[Request]:
 
 
 def plan_02_hard() -> Iterator[Request]:
-    from labkit import synth
+    from labkit.generation import synth
     from labkit.studies.synth_data import distractors_for, method_of, targets
 
     h = hb.handbook()
@@ -250,7 +247,7 @@ def plan_02_hard() -> Iterator[Request]:
 
 def plan_02_realism() -> Iterator[Request]:
     """The few-shot rater on the held-out rater-rated questions, then on every generated question."""
-    from labkit import synth
+    from labkit.generation import synth
     from labkit.studies.synth_data import generated, realism_labels
 
     shots = realism_labels("fewshot")
@@ -259,7 +256,7 @@ def plan_02_realism() -> Iterator[Request]:
         yield Request(llm.DEFAULT_MODEL, synth.realism_prompt(q, shots), synth.RATING_SCHEMA, 20, 8, True)
 
 
-# ----------------------------------------------------------------------------- chapters 04, 07, 08, 09 (issue 12)
+# ----------------------------------------------------------------------------- chapters 04, 07, 08, 09: the reader
 # Every request keeps llama.cpp's prompt cache (reuse_prefix) and the plans are sorted by prompt text: a sorted
 # list walks the prompts' prefix tree depth first, so each prompt only pays for what it does not share with the
 # one before. Two recorders on one plan: one forward, one with --reverse (--shard would break the runs of shared
@@ -331,9 +328,9 @@ def plan_09_answers() -> Iterator[Request]:
 
 
 def _plan_correctness(model: str, questions, ks) -> Iterator[Request]:
-    """The 1.5B judge's correctness verdicts (labkit.correctness.judged) on ``model``'s recorded answers:
+    """The 1.5B judge's correctness verdicts (labkit.judges.correctness.judged) on ``model``'s recorded answers:
     every claim against the reference answer and gold spans. Answers not recorded yet are left out."""
-    from labkit import correctness
+    from labkit.judges import correctness
 
     h = hb.handbook()
     corpus_texts = {d: doc.text for d, doc in h.corpus.items()}
@@ -357,11 +354,11 @@ def plan_09_judge() -> Iterator[Request]:
     yield from _plan_correctness(llm.SMALL_MODEL, hb.reader_sample(), (hb.READER_K,))
 
 
-# ----------------------------------------------------------------------------- chapter 04b (issue 26)
+# ----------------------------------------------------------------------------- chapter 04b: the second stage
 
 
 def plan_04b_rerank() -> Iterator[Request]:
-    """The 1.5B as a pointwise reranker (labkit.pointwise) of the hybrid's top rs.MODEL_K1 for the test
+    """The 1.5B as a pointwise reranker (labkit.judges.pointwise) of the hybrid's top rs.MODEL_K1 for the test
     questions of the reader sample: one one-token request per (question, passage), the question first."""
     from labkit.studies import rerank_study as rs
 
@@ -501,7 +498,7 @@ def record(name: str, limit: int | None, shard: tuple[int, int] = (1, 1), revers
     """Record plan ``name``. ``client(model, reuse_prefix)`` makes the model client (default: the local model in
     process; tests pass a scripted fake)."""
     if client is None:
-        from labkit.llm.local import Local
+        from labkit.generation.llm.local import Local
 
         def client(model: str, reuse_prefix: bool):
             return Local(model, reuse_prefix=reuse_prefix)

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from labkit import llm  # noqa: E402
+from labkit.generation import llm  # noqa: E402
 from labkit.studies import answers_data  # noqa: E402
 from labkit.studies import faithfulness_data as fdata  # noqa: E402
 from labkit.studies import handbook as hb  # noqa: E402

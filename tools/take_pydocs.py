@@ -16,7 +16,7 @@ What is taken, by a rule anyone can re-run:
 - ``data/pydocs/MANIFEST.tsv``: path, bytes and sha256 of every file taken, and the package's name and version.
 - ``data/pydocs/COPYING``: the package's ``copyright`` file (the PSF licence and its history), as shipped.
 
-Pages are copied byte for byte; nothing is edited. ``labkit.folder`` extracts their text.
+Pages are copied byte for byte; nothing is edited. ``labkit.data.folder`` extracts their text.
 """
 
 from __future__ import annotations

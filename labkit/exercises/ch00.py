@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from labkit import metrics
-from labkit.data import load_corpus
+from labkit.data.corpus import load_corpus
 from labkit.exercises._base import Exercise
+from labkit.measures import metrics
 
 
 def _n_documents() -> int:

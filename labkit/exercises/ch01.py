@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from labkit import fusion, metrics, toys
+from labkit.data import toys
 from labkit.exercises._base import Exercise
+from labkit.measures import fusion, metrics
 
 
 def _toy_rrf(**kwargs):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from labkit import synth, toys
+from labkit.data import toys
 from labkit.exercises._base import Exercise
+from labkit.generation import synth
 from labkit.studies import synth_data as sd
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from labkit import metrics, toys
+from labkit.data import toys
 from labkit.exercises._base import Exercise
+from labkit.measures import metrics
 
 
 def _y_with_answer_at(rank: int) -> list[int]:

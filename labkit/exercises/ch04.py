@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from labkit import metrics, toys
-from labkit.data import load_reference
+from labkit.data import toys
+from labkit.data.corpus import load_reference
 from labkit.exercises._base import Exercise
+from labkit.measures import metrics
 
 
 def _toy_mrr(k: int) -> float:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from labkit import metrics, rerank, toys
+from labkit.data import toys
 from labkit.exercises._base import Exercise
+from labkit.measures import metrics
+from labkit.retrieval import rerank
 
 MODEL = "1.5B yes/no"  # labkit.studies.rerank_study.MODEL (not imported: a check never builds a chapter)
 

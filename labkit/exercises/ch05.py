@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from labkit import toys
-from labkit.chunking import chunk_document, split_stats
-from labkit.data import load_corpus
+from labkit.data import toys
+from labkit.data.corpus import load_corpus
 from labkit.exercises._base import Exercise
+from labkit.text.chunking import chunk_document, split_stats
 
 
 def _toy_split_rate(size: int, overlap: int) -> float:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from labkit import toys, triage
+from labkit.data import toys
 from labkit.exercises._base import Exercise
+from labkit.measures import triage
 
 
 def _toy_priority() -> str:

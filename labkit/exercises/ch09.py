@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from labkit import toys
+from labkit.data import toys
 from labkit.exercises._base import Exercise
-from labkit.router import evaluate_router
+from labkit.measures.router import evaluate_router
 
 R3 = "r3 RAG 80k-token context"
 R4 = "r4 intent classification"

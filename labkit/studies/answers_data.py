@@ -7,7 +7,7 @@ replays them; nothing here calls a model.
 
 :func:`correctness_labels` reads ``data/correctness/labels.jsonl``: each recorded answer marked ``right``,
 ``partly``, ``wrong`` or ``declined`` against the query's reference answer and gold spans (rubric in
-``data/correctness/README.md``). They measure the correctness rules of :mod:`labkit.correctness` (their TPR and
+``data/correctness/README.md``). They measure the correctness rules of :mod:`labkit.judges.correctness` (their TPR and
 TNR), so chapter 07 can state them next to every pass rate.
 """
 
@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from labkit import data_dir, llm
-from labkit import reader as rd
-from labkit.correctness import gold_context, key_numbers
-from labkit.files import path_arg, read_jsonl
+from labkit import data_dir
+from labkit.core.files import path_arg, read_jsonl
+from labkit.generation import llm
+from labkit.generation import reader as rd
+from labkit.judges.correctness import gold_context, key_numbers
 from labkit.studies import handbook as hb
 
 __all__ = ["recorded_answers", "correctness_labels", "label_check", "second_rater", "label_sheet", "sweep_questions",
@@ -42,7 +43,7 @@ def recorded_answers(model: str | None = None, questions: Sequence[Any] | None =
 
     ``questions`` defaults to every handbook query for the 1.5B and to the reader sample for any other model
     (what the plans ``07-answers`` and ``09-answers`` recorded). A question without a recording raises
-    :class:`labkit.llm.MissingRecording`, naming the plan to record.
+    :class:`labkit.generation.llm.MissingRecording`, naming the plan to record.
     """
     import pandas as pd
 
@@ -77,7 +78,7 @@ def recorded_answers(model: str | None = None, questions: Sequence[Any] | None =
 
 def sweep_questions() -> list:
     """The questions the 1.5B also answered at :data:`SWEEP_K` (plan ``07-sweep``): those of the 120-question
-    reader sample whose reference answer has a key number (:func:`labkit.correctness.key_numbers`)."""
+    reader sample whose reference answer has a key number (:func:`labkit.judges.correctness.key_numbers`)."""
 
     return [q for q in hb.reader_sample() if key_numbers(q.answer, q.search_text)]
 
@@ -157,7 +158,7 @@ def label_check(model: str | Sequence[str] | None = None, questions: Sequence[An
         if (qid, answer.strip()) not in known:
             raise ValueError(
                 f"the answer to {qid!r} is not a labelled one (these labels are for the recorded answers at k = "
-                f"{k}): judge other answers with a rule of labkit.correctness"
+                f"{k}): judge other answers with a rule of labkit.judges.correctness"
             )
         return known[(qid, answer.strip())][0] in PASSING
 

@@ -1,18 +1,19 @@
 """Capstone: the evaluation workflow of the source's 7.12 checklist, on any folder of documents.
 
 Taught in ``10_your_own_documents``. :func:`setting` is :func:`labkit.studies.handbook.handbook` for any folder:
-the documents (:func:`labkit.folder.load_folder`), their chunks, the labelled questions with gold spans, and the
+the documents (:func:`labkit.data.folder.load_folder`), their chunks, the labelled questions with gold spans, and the
 BM25, dense and hybrid retrievers over the chunks. With no arguments it is the bundled real corpus, the Python
 documentation and its FAQ questions (:mod:`labkit.studies.pydocs`). :func:`per_query` measures every retriever
 per question, so a chapter can give each figure its interval and compare retrievers query by query.
 
-With a language model (:mod:`labkit.llm`; replayed from ``data/llm/`` for the bundled corpus, local or live for
+With a language model (:mod:`labkit.generation.llm`; replayed from ``data/llm/`` for the bundled corpus, local or live
+for
 yours) the workflow goes on: :func:`generated` writes one question per seeded target chunk, as chapter 02 does
 (:data:`ABOUT` says whose documents and who asks, in every prompt), and :func:`answers` has the reader answer every
 labelled question over the hybrid's top :data:`READER_K`, as chapter 07's reader does.
 
 A questions file for your own folder is JSONL in the schema of ``data/queries.jsonl`` (``doc`` is a file's path
-relative to the folder, as :func:`labkit.folder.load_folder` names it); :func:`load_question_file` checks every
+relative to the folder, as :func:`labkit.data.folder.load_folder` names it); :func:`load_question_file` checks every
 line against the loaded documents (an unknown document or a span outside its text is an error naming the line).
 """
 
@@ -25,23 +26,30 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from labkit import SEED, args, folder, metrics, rerank, stats, synth
-from labkit import reader as rd
-from labkit.chunking import DEFAULT_OVERLAP, DEFAULT_SIZE, spans_to_qrels
-from labkit.data import Query, Span, parse_query
-from labkit.files import path_arg, read_jsonl
-from labkit.grid import evidence_recall
-from labkit.retrieval import make_run
+from labkit import SEED
+from labkit.core import args
+from labkit.core.files import path_arg, read_jsonl
+from labkit.data import folder
+from labkit.data.corpus import Query, Span, parse_query
+from labkit.generation import reader as rd
+from labkit.generation import synth
+from labkit.measures import metrics, stats
+from labkit.measures.triage import QUADRANTS
+from labkit.retrieval import rerank
+from labkit.retrieval.grid import evidence_recall
+from labkit.retrieval.retrievers import make_run
 from labkit.studies import handbook as hb
 from labkit.studies import pydocs
-from labkit.text import containment
-from labkit.triage import QUADRANTS
+from labkit.text.chunking import DEFAULT_OVERLAP, DEFAULT_SIZE, spans_to_qrels
+from labkit.text.words import containment
 
 __all__ = ["setting", "load_question_file", "runs", "per_query", "reranked", "About", "ABOUT", "FOLDER", "targets",
            "generated", "generated_queries", "question_sets", "answers", "two_by_two", "traces",
-           "RETRIEVERS", "DEPTH", "READER_K", "N_GENERATED"]  # fmt: skip
+           "RETRIEVERS", "METRICS", "DEPTH", "READER_K", "N_GENERATED"]  # fmt: skip
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
+METRICS = (metrics.metric("R@k"), metrics.metric("nDCG@k"), metrics.metric("hit@k"))
+"""The registered metrics :func:`per_query` reports for every retriever (the report's conventions define them)."""
 DEPTH = 100
 READER_K = 3
 """The reader reads the hybrid's top 3, as on the handbook (chapter 07)."""
@@ -62,7 +70,7 @@ class About:
 
     @property
     def head(self) -> str:
-        """The reader prompt's first sentences (the handbook's are :data:`labkit.reader.HEAD`)."""
+        """The reader prompt's first sentences (the handbook's are :data:`labkit.generation.reader.HEAD`)."""
         return f"You are a help bot for {self.source}. {self.asker[0].upper()}{self.asker[1:]} asked a question."
 
 
@@ -73,7 +81,7 @@ FOLDER = About("the documents in this folder", "a reader")
 
 
 def load_question_file(path: str | Path, corpus: dict) -> list:
-    """Labelled questions for a folder's documents, every line checked by :func:`labkit.data.parse_query`."""
+    """Labelled questions for a folder's documents, every line checked by :func:`labkit.data.corpus.parse_query`."""
     path = path_arg("path", path)
     out, seen = [], set()
     for n, row in read_jsonl(path, "questions file"):
@@ -114,8 +122,9 @@ def runs(s: SimpleNamespace, depth: int = DEPTH) -> dict[str, dict[str, list[str
 
 
 def per_query(s: SimpleNamespace, k: int, ranked: dict | None = None) -> Any:
-    """One row per question: split, kind, then ``R@k``, ``nDCG@k``, ``hit@k`` and ``ER@k`` (evidence recall, spans of
-    grade >= 2 held whole) of every retriever, named ``"<metric> <retriever>"`` with ``@k`` as written."""
+    """One row per question: split, kind, then :data:`METRICS` (``R@k``, ``nDCG@k``, ``hit@k``) and ``ER@k`` (evidence
+    recall, spans of grade >= 2 held whole) of every retriever, named ``"<metric> <retriever>"`` with ``@k`` as
+    written."""
     import pandas as pd
 
     ranked = ranked or runs(s)
@@ -123,9 +132,9 @@ def per_query(s: SimpleNamespace, k: int, ranked: dict | None = None) -> Any:
     frame = pd.DataFrame({"split": [q.split for q in s.queries], "kind": [q.kind for q in s.queries]}, index=qids)
     for name, run in ranked.items():
         cut = {q: r[:k] for q, r in run.items()}
-        scores = metrics.evaluate(cut, s.qrels, (f"R@{k}", f"nDCG@{k}", f"hit@{k}")).per_query.reindex(qids)
-        for m in ("R", "nDCG", "hit"):
-            frame[f"{m}@k {name}"] = scores[f"{m}@{k}"]
+        scores = metrics.evaluate(cut, s.qrels, tuple(m.column(k) for m in METRICS)).per_query.reindex(qids)
+        for m in METRICS:
+            frame[f"{m.name} {name}"] = scores[m.column(k)]
         frame[f"ER@k {name}"] = pd.Series(evidence_recall(run, s.queries, s.chunks, k)).reindex(qids)
     return frame
 
@@ -166,8 +175,10 @@ def targets(s: SimpleNamespace, n: int = N_GENERATED, seed: int = SEED) -> list:
 
 
 def generated(s: SimpleNamespace, llm: Any, about: About = ABOUT, n: int = N_GENERATED) -> tuple[list, list]:
-    """(kept rows, :class:`labkit.synth.Dropped` rows): one question per target of :func:`targets`, written by
-    ``llm`` with chapter 02's prompt (:func:`labkit.synth.generate_qa`), its evidence quote located as a span."""
+    """(kept rows, :class:`labkit.generation.synth.Dropped` rows): one question per target of :func:`targets`, written
+    by
+    ``llm`` with chapter 02's prompt (:func:`labkit.generation.synth.generate_qa`), its evidence quote located as a
+    span."""
     kept, dropped = [], []
     for i, c in enumerate(targets(s, n)):
         row = synth.generate_qa(c, s.corpus[c.doc].text, llm, (about.source, about.asker))
@@ -192,7 +203,7 @@ def question_sets(s: SimpleNamespace, sets: dict[str, list], ks: tuple = (3, 10)
     """One row per question of each named set (e.g. the labelled questions and :func:`generated_queries`), measured
     as chapter 02 measures its sets: for each ``k``, ``hit@k (thr 3)`` (a chunk holding a grade-3 span whole is in
     the hybrid's top ``k``) and the hybrid's ``R@k``; and ``borrowed``, the share of the question's terms its best
-    gold chunk holds (:func:`labkit.text.containment`): how much of the document's wording the question reuses."""
+    gold chunk holds (:func:`labkit.text.words.containment`): how much of the document's wording the question reuses."""
     import pandas as pd
 
     ks = [args.whole_number("k", k) for k in args.sequence("ks", ks, allow_empty=False, example="(3, 10)")]
@@ -253,7 +264,8 @@ def two_by_two(table: Any, labels: dict[str, str]) -> Any:
 
 
 def traces(s: SimpleNamespace, table: Any, labels: dict[str, str]) -> list[dict]:
-    """Chapter 07's traces from the answers ``table`` and their ``labels``, for :func:`labkit.triage.stage_gap`:
+    """Chapter 07's traces from the answers ``table`` and their ``labels``, for
+    :func:`labkit.measures.triage.stage_gap`:
     ``gold`` (the chunks holding a grade-3 span whole), ``retrieved`` (what the reader read), ``answer_pass``
     (``right``), and the question's ``kind`` and ``split`` to group by."""
     args.mapping("labels", labels, example='{"faq-...": "right"}')

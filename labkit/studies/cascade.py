@@ -1,18 +1,18 @@
 """A real cascade: the small model answers first; the large one only when the small answer fails a check.
 
-Taught in ``09_router_eval``, where :mod:`labkit.router` evaluates routers as rankings over models. Here the
+Taught in ``09_router_eval``, where :mod:`labkit.measures.router` evaluates routers as rankings over models. Here the
 models are real (the local 0.5B and 1.5B readers of chapter 06, replayed from their recordings), so each
 request has measured outcomes:
 
 - :func:`model_answers`: one model's answer to each request (chapter 07's reader prompt over the same
   passages, so the 1.5B's answers are chapter 07's), with the tokens and seconds the call took;
 - :func:`grounded`: the escalation check, computable at serving time (no reference answer): the small answer
-  does not decline and every claim passes :func:`labkit.faithfulness.lexical_judge` against the passages;
+  does not decline and every claim passes :func:`labkit.judges.faithfulness.lexical_judge` against the passages;
 - :func:`cascade_table`: per request, what the small-only, large-only and cascade strategies answer, whether
-  that is correct (a ``check(answer, query)`` of :mod:`labkit.correctness`), and what it cost (the calls made:
+  that is correct (a ``check(answer, query)`` of :mod:`labkit.judges.correctness`), and what it cost (the calls made:
   the cascade pays for both models when it escalates);
 - :func:`strategy_summary`: pass rate (Wilson 95 %), mean tokens and seconds, escalation rate, and a hosted
-  price column; :func:`passing_sets`: each request's passing models, for :func:`labkit.router.evaluate_router`.
+  price column; :func:`passing_sets`: each request's passing models, for :func:`labkit.measures.router.evaluate_router`.
 """
 
 from __future__ import annotations
@@ -20,11 +20,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from labkit import args, faithfulness, stats
-from labkit import reader as rd
-from labkit.llm.cassette import Completion
-from labkit.llm.usage import HOSTED_PRICES, LEDGER
-from labkit.reader import says_dont_know
+from labkit.core import args
+from labkit.generation import reader as rd
+from labkit.generation.llm.cassette import Completion
+from labkit.generation.llm.usage import HOSTED_PRICES, LEDGER
+from labkit.generation.reader import says_dont_know
+from labkit.judges import faithfulness
+from labkit.measures import stats
 
 __all__ = ["ask", "model_answers", "grounded", "cascade_table", "strategy_summary", "passing_sets", "request_view",
            "outcome_label", "STRATEGIES"]  # fmt: skip
@@ -40,7 +42,7 @@ def ask(client: Any, prompt: str, max_tokens: int | None = None) -> Any:
     """
 
     if not callable(client) and not hasattr(client, "complete"):
-        raise ValueError(f"client must be a labkit.llm client such as llm.from_env(), got {client!r:.60}")
+        raise ValueError(f"client must be a labkit.generation.llm client such as llm.from_env(), got {client!r:.60}")
     if not hasattr(client, "complete"):
         text = client(prompt, max_tokens=max_tokens)
         if not isinstance(text, str):
@@ -133,7 +135,7 @@ def cascade_table(
 def strategy_summary(table, prices: Mapping[str, tuple[float, float]] | None = None):
     """Per strategy: requests judged, pass rate with its Wilson 95 % interval, mean tokens and seconds per
     request, the share escalated, and USD per 1,000 requests at ``prices`` (model -> USD per 1M prompt and
-    completion tokens; default: every call priced as :data:`labkit.llm.HOSTED_PRICES` ``gpt-4o-mini``)."""
+    completion tokens; default: every call priced as :data:`labkit.generation.llm.HOSTED_PRICES` ``gpt-4o-mini``)."""
     import pandas as pd
 
     args.table("table", table, example="run_cascade(...)")
@@ -180,7 +182,7 @@ def _usd(table, name: str, prices: Mapping[str, tuple[float, float]]) -> float:
 
 
 def passing_sets(table) -> tuple[dict[str, set[str]], list[str]]:
-    """``({qid: passing models}, qids no model passes)`` for :func:`labkit.router.evaluate_router`, which
+    """``({qid: passing models}, qids no model passes)`` for :func:`labkit.measures.router.evaluate_router`, which
     cannot grade a request no model passes (report how many were left out). Unjudged requests are left out."""
     import pandas as pd
 

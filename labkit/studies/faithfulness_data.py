@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import lru_cache
 
-from labkit import SEED, args, construction, data_dir, llm
-from labkit import reader as rd
-from labkit.files import path_arg, read_jsonl
+from labkit import SEED, data_dir
+from labkit.core import args
+from labkit.core.files import path_arg, read_jsonl
+from labkit.generation import llm
+from labkit.generation import reader as rd
+from labkit.judges import construction
 from labkit.studies import handbook as hb
-from labkit.text import numbers
+from labkit.text.words import numbers
 
 __all__ = ["context_text", "answered", "swap_sample", "labelled_claims", "second_rater", "constructed_claims",
            "LABELS_FILE", "SECOND_RATER_FILE"]  # fmt: skip
@@ -130,7 +133,7 @@ def _constructed() -> tuple[dict, ...]:
 
 
 def constructed_claims() -> list[dict]:
-    """Claims labelled by construction (:mod:`labkit.construction`) on the contexts the reader saw: ``id``,
+    """Claims labelled by construction (:mod:`labkit.judges.construction`) on the contexts the reader saw: ``id``,
     ``qid``, ``split`` (the question's), ``claim``, ``operation``, ``label``, ``source``, ``detail``, ``context``.
 
     Made afresh, deterministically, from the handbook and the seed; nothing is stored, so nothing can drift.

@@ -11,10 +11,11 @@ from __future__ import annotations
 from functools import lru_cache
 from types import SimpleNamespace
 
-from labkit import SEED, args
-from labkit.chunking import DEFAULT_OVERLAP, DEFAULT_SIZE, chunk_corpus, spans_to_qrels
-from labkit.data import load_corpus, load_queries
-from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever
+from labkit import SEED
+from labkit.core import args
+from labkit.data.corpus import load_corpus, load_queries
+from labkit.retrieval.retrievers import BM25Retriever, DenseRetriever, HybridRetriever
+from labkit.text.chunking import DEFAULT_OVERLAP, DEFAULT_SIZE, chunk_corpus, spans_to_qrels
 
 __all__ = ["handbook", "indexed", "reader_sample", "reader_contexts", "READER_K"]
 

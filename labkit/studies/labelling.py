@@ -24,9 +24,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from labkit import SEED, correctness, llm, stats
-from labkit.correctness import gold_context
-from labkit.labels import LabelSet, default_path, read_labels
+from labkit import SEED
+from labkit.data.labels import LabelSet, default_path, read_labels
+from labkit.generation import llm
+from labkit.judges import correctness
+from labkit.judges.correctness import gold_context
+from labkit.measures import stats
 from labkit.studies import answers_data, capstone, pydocs
 from labkit.studies import faithfulness_data as fdata
 from labkit.studies import handbook as hb

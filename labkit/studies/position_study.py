@@ -2,9 +2,9 @@
 
 Taught in ``04_mrr_hit_rate_lost_in_the_middle``; its short-versus-long slice is reused by ``09_router_eval``.
 
-:mod:`labkit.positions` builds, per question, the gold passage and the retriever's best non-relevant chunks
+:mod:`labkit.generation.positions` builds, per question, the gold passage and the retriever's best non-relevant chunks
 as distractors. This module turns those contexts into *trials* for a reader (``reader(question, passages)``,
-e.g. :func:`labkit.reader.llm_reader`), the same trials for the notebook, the recording plan
+e.g. :func:`labkit.generation.reader.llm_reader`), the same trials for the notebook, the recording plan
 (``tools/record.py 04``) and the tests:
 
 - ``position``: the gold passage at position ``p`` among the first ``n_docs - 1`` distractors (Liu et al.);
@@ -18,7 +18,7 @@ e.g. :func:`labkit.reader.llm_reader`), the same trials for the notebook, the re
   alone costs; padded versus the gold first among distractors is what look-alike passages cost.
 
 :func:`study_contexts` fixes the chapter's setting (64-word chunks, 80 questions; see ``data/llm/README.md``
-for why). Correctness is a ``check(answer, query)`` from :mod:`labkit.correctness`.
+for why). Correctness is a ``check(answer, query)`` from :mod:`labkit.judges.correctness`.
 """
 
 from __future__ import annotations
@@ -28,13 +28,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from labkit import SEED, args, stats
-from labkit import reader as rd
-from labkit.correctness import key_numbers
-from labkit.positions import build_contexts
-from labkit.retrieval import make_run
+from labkit import SEED
+from labkit.core import args
+from labkit.generation import reader as rd
+from labkit.generation.positions import build_contexts
+from labkit.judges.correctness import key_numbers
+from labkit.measures import stats
+from labkit.retrieval.retrievers import make_run
 from labkit.studies import handbook as hb
-from labkit.text import numbers
+from labkit.text.words import numbers
 
 __all__ = ["Trial", "CONDITIONS", "study_contexts", "study_questions", "arrange", "ends_order",
            "retrieved_position", "study_trials", "trial_prompt", "run_study", "add_check", "SMALL_DESIGN",
@@ -68,7 +70,8 @@ class Trial:
 
 
 def check_contexts(contexts: Any) -> list[dict]:
-    """``contexts`` as a list of the dicts :func:`labkit.positions.build_contexts` makes, or a clear error."""
+    """``contexts`` as a list of the dicts :func:`labkit.generation.positions.build_contexts` makes, or a clear
+    error."""
     contexts = args.sequence("contexts", contexts, allow_empty=False, example="positions.build_contexts(...)")
     for i, c in enumerate(contexts):
         if not isinstance(c, Mapping) or not {"qid", "question", "gold", "distractors"} <= set(c):
@@ -80,7 +83,7 @@ def study_questions(contexts: Sequence[dict], queries: Mapping[str, Any], n: int
     """A seeded sample of ``n`` contexts whose question the reference-number rule can score from the gold.
 
     Eligible: exactly one grade-3 gold span, and the reference's first key number
-    (:func:`labkit.correctness.key_numbers`) written in the gold passage. Returned in the order of ``contexts``.
+    (:func:`labkit.judges.correctness.key_numbers`) written in the gold passage. Returned in the order of ``contexts``.
     """
     import numpy as np
 
@@ -103,7 +106,7 @@ def study_questions(contexts: Sequence[dict], queries: Mapping[str, Any], n: int
 
 def study_contexts(n: int = N_QUESTIONS, n_docs: int = max(N_DOCS), size: int = SIZE, overlap: int = OVERLAP):
     """The chapter's setting: the handbook chunked at ``size``/``overlap``, the hybrid's top 60 per query,
-    :func:`labkit.positions.build_contexts` with ``n_docs``, then :func:`study_questions` (computed once per
+    :func:`labkit.generation.positions.build_contexts` with ``n_docs``, then :func:`study_questions` (computed once per
     process; each call returns new dicts)."""
     return [dict(c) for c in _study_contexts(n, n_docs, size, overlap)]
 
@@ -224,7 +227,8 @@ def study_trials(
 
 
 def trial_prompt(trial: Trial) -> str:
-    """The prompt :func:`labkit.reader.llm_reader` sends for ``trial`` (the lenient reader, or closed-book)."""
+    """The prompt :func:`labkit.generation.reader.llm_reader` sends for ``trial`` (the lenient reader, or
+    closed-book)."""
     if not hasattr(trial, "passages") or not hasattr(trial, "question"):
         raise ValueError(f"trial must be a Trial (from study_trials), got {type(trial).__name__} {trial!r:.60}")
 
@@ -275,7 +279,7 @@ def scored_rows(table, column: str):
 
 def accuracy_by_position(table, column: str = "correct"):
     """Per (model,) condition, n_docs and position: questions, right answers, accuracy and its Wilson 95 %
-    interval (:func:`labkit.stats.wilson`). Rows whose check is None (cannot be judged) are left out."""
+    interval (:func:`labkit.measures.stats.wilson`). Rows whose check is None (cannot be judged) are left out."""
     import pandas as pd
 
     scored = scored_rows(table, column)

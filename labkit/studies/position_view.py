@@ -1,7 +1,7 @@
 """One question of the position study, for reading: every trial's answer and verdict, and one trial's passages
 in the order the model got them.
 
-Taught in ``04_mrr_hit_rate_lost_in_the_middle``, where :class:`labkit.widgets.PositionExplorer` wraps
+Taught in ``04_mrr_hit_rate_lost_in_the_middle``, where :class:`labkit.ui.widgets.PositionExplorer` wraps
 :func:`trial_view`. The trials and the tables come from :mod:`labkit.studies.position_study`.
 """
 

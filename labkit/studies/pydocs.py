@@ -1,10 +1,10 @@
 """The bundled real corpus: the Python 3.11 documentation pages the FAQ links to, and the FAQ's own questions.
 
-Taught in the capstone chapter (issue 29). Nobody working on the workbook wrote any of it: the pages and the
+Taught in ``10_your_own_documents``, the capstone. Nobody working on the workbook wrote any of it: the pages and the
 questions are the Python documentation's (PSF licence, ``data/pydocs/COPYING``), taken from Debian's
 ``python3.11-doc`` by ``tools/take_pydocs.py`` (``data/pydocs/MANIFEST.tsv`` lists every file with its hash).
 
-- :func:`corpus`: ``data/pydocs/corpus/`` loaded by :func:`labkit.folder.load_folder` (HTML → text).
+- :func:`corpus`: ``data/pydocs/corpus/`` loaded by :func:`labkit.data.folder.load_folder` (HTML → text).
 - :func:`faq_questions`: every question (an ``h3`` heading) of the FAQ pages, with its answer's text and the
   pages the answer links to. The FAQ pages are not in the corpus: a retriever must find the answer elsewhere.
 - :func:`answer_labels`: is the reader's answer (chapter 10, plan ``10-answers``) right, by the FAQ's own answer
@@ -23,8 +23,11 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from labkit import correctness, data_dir, folder, stats
-from labkit.data import Query, parse_query
+from labkit import data_dir
+from labkit.data import folder
+from labkit.data.corpus import Query, parse_query
+from labkit.judges import correctness
+from labkit.measures import stats
 
 __all__ = ["root", "corpus", "faq_questions", "gold_rows", "load_queries", "second_rater", "agreement",
            "answer_labels", "answer_agreement", "SPLIT_SEED", "GRADES"]  # fmt: skip
@@ -124,7 +127,7 @@ def gold_rows(path: Path | None = None) -> list[dict]:
 
 @lru_cache(maxsize=1)
 def load_queries() -> tuple[Query, ...]:
-    """The answerable labelled FAQ questions as :class:`labkit.data.Query` (slice ``real``; half dev, half test,
+    """The answerable labelled FAQ questions as :class:`labkit.data.corpus.Query` (slice ``real``; half dev, half test,
     seeded), validated against the corpus like ``queries.jsonl``."""
     questions = {q["qid"]: q for q in faq_questions()}
     rows = [r for r in gold_rows() if r["answerable"]]
@@ -178,7 +181,7 @@ def agreement() -> dict:
 def answer_labels(path: Path | None = None) -> dict[str, dict]:
     """``{qid: row}`` of ``data/pydocs/answer_labels.jsonl`` (or ``path``): the 1.5B reader's answer to each
     labelled question, rated ``right`` / ``partly`` / ``wrong`` / ``declined`` with a ``why`` and the ``rater``
-    (checked by :func:`labkit.correctness.read_answer_labels`)."""
+    (checked by :func:`labkit.judges.correctness.read_answer_labels`)."""
     return correctness.read_answer_labels(path or root() / "answer_labels.jsonl", {q.qid for q in load_queries()})
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from labkit import data_dir, llm
-from labkit import reader as rd
-from labkit.files import path_arg, read_jsonl
+from labkit import data_dir
+from labkit.core.files import path_arg, read_jsonl
+from labkit.generation import llm
+from labkit.generation import reader as rd
 from labkit.studies import answers_data
 from labkit.studies import rerank_study as rs
 

@@ -3,9 +3,10 @@
 Stage 1 is chapter 01's hybrid (BM25 + MiniLM, RRF) on the handbook's 128/32 chunks. Two rerankers reorder its
 top ``k1``:
 
-- **learned** (``"lambdarank"``): LightGBM's lambdarank over cheap features (:mod:`labkit.rerank`), trained once
+- **learned** (``"lambdarank"``): LightGBM's lambdarank over cheap features (:mod:`labkit.retrieval.rerank`), trained
+  once
   on the dev queries' top :data:`TRAIN_K1` and reported on the test queries, at any k1;
-- **model** (``"1.5B yes/no"``): the local 1.5B as a pointwise reranker (:mod:`labkit.pointwise`), recorded
+- **model** (``"1.5B yes/no"``): the local 1.5B as a pointwise reranker (:mod:`labkit.judges.pointwise`), recorded
   (plan ``04b-rerank``) on the top :data:`MODEL_K1` of the reader sample's 60 test questions.
 
 The reader then answers from the reranked top :data:`READER_K` (plan ``04b-answers``; its prompts are
@@ -18,8 +19,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from labkit import args, llm, metrics, pointwise, rerank, stats
-from labkit import reader as rd
+from labkit.core import args
+from labkit.generation import llm
+from labkit.generation import reader as rd
+from labkit.judges import pointwise
+from labkit.measures import metrics, stats
+from labkit.retrieval import rerank
 from labkit.studies import handbook as hb
 
 __all__ = ["MODEL_K1", "TRAIN_K1", "K1S", "K2S", "READER_K", "LTR", "MODEL", "RERANKERS", "model_questions",

@@ -10,13 +10,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from labkit import SEED, args, data_dir, llm, metrics, stats, synth
-from labkit.chunking import spans_to_qrels
-from labkit.data import load_queries
-from labkit.files import read_jsonl
+from labkit import SEED, data_dir
+from labkit.core import args
+from labkit.core.files import read_jsonl
+from labkit.data.corpus import load_queries
+from labkit.generation import llm, synth
+from labkit.measures import metrics, stats
 from labkit.studies import handbook as hb
 from labkit.studies.synth_targets import N_EASY, N_EXTRA, N_TARGETS, distractors_for, kinds_of, method_of, targets
-from labkit.text import containment, jaccard
+from labkit.text.chunking import spans_to_qrels
+from labkit.text.words import containment, jaccard
 
 __all__ = [
     "targets",
@@ -109,7 +112,8 @@ def generated_with_drops(model: str | None = None, allow_missing: bool = False) 
     """Every recorded generation: kept rows (with ``set`` easy/hard, ``method`` and ``i``) and dropped ones.
 
     ``dropped`` holds ``(set, Dropped)`` pairs. A prompt with no recorded response raises
-    :class:`labkit.llm.MissingRecording`, unless ``allow_missing`` (a preview while recording is under way), in
+    :class:`labkit.generation.llm.MissingRecording`, unless ``allow_missing`` (a preview while recording is under way),
+    in
     which case it is skipped; the notebook never passes it.
     """
 
@@ -195,7 +199,7 @@ def write_sets(model: str | None = None) -> dict[str, int]:
 
 
 def load_sets() -> list:
-    """Both generated sets as :class:`labkit.data.Query` objects, validated against the corpus on load."""
+    """Both generated sets as :class:`labkit.data.corpus.Query` objects, validated against the corpus on load."""
 
     return [q for kind in ("easy", "hard") for q in load_queries(path=set_path(kind))]
 
@@ -213,8 +217,8 @@ def per_query(queries, k: int = 10) -> Any:
 
     ``overlap`` is the word Jaccard between the question and its best gold chunk (the highest-graded chunk at the
     handbook's chunking); ``borrowed`` is the share of the question's terms that occur in that chunk
-    (:func:`labkit.text.containment`): how much of the chunk's wording the question reuses. Qrels come from the
-    spans (:func:`labkit.chunking.spans_to_qrels`), so the labels follow any chunking. Conversational
+    (:func:`labkit.text.words.containment`): how much of the chunk's wording the question reuses. Qrels come from the
+    spans (:func:`labkit.text.chunking.spans_to_qrels`), so the labels follow any chunking. Conversational
     follow-ups are searched with their rewrites, as everywhere in the workbook.
     """
     import pandas as pd
@@ -327,7 +331,3 @@ def filter_view(frame: Any, threshold: float = 4, method: str = "both", retrieve
         ]
     )[["verdict", "set", "realism", "question"]]
     return SimpleNamespace(counts=counts, table=table, examples=examples.reset_index(drop=True))
-
-
-if __name__ == "__main__":  # python -m labkit.studies.synth_data: rewrite the generated sets from the recordings
-    print(write_sets())

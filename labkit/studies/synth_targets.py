@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from labkit import SEED, data_dir, synth
+from labkit import SEED, data_dir
+from labkit.generation import synth
 from labkit.studies import handbook as hb
 
 __all__ = ["targets", "first_draw", "second_draw", "method_of", "kinds_of", "distractors_for", "DEPARTMENTS",

@@ -25,17 +25,19 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from labkit import SEED, data_dir, llm, triage
-from labkit import reader as rd
-from labkit.files import read_jsonl
-from labkit.retrieval import make_run
+from labkit import SEED, data_dir
+from labkit.core.files import read_jsonl
+from labkit.generation import llm
+from labkit.generation import reader as rd
+from labkit.measures import triage
+from labkit.retrieval.retrievers import make_run
 from labkit.studies import answers_data
 from labkit.studies import handbook as hb
 
 __all__ = ["FIXES", "PER_CELL", "traces", "fix_sample", "swap_sample", "requests", "answers", "labels", "CHECKS_FILE"]
 
 FIXES = ("strict", "cite", "careful")
-"""The three rounds of prompt fixes, in the order a team would try them (:data:`labkit.reader.PROMPTS`)."""
+"""The three rounds of prompt fixes, in the order a team would try them (:data:`labkit.generation.reader.PROMPTS`)."""
 PER_CELL = 30
 CHECKS_FILE = "correctness/checks.jsonl"
 
@@ -105,7 +107,7 @@ def requests() -> dict[str, list[tuple[str, str, str, str]]]:
 def answers(plan: str):
     """One row per recorded answer of ``plan`` (``"07-fixes"`` or ``"08-swap"``): qid, cell, variant (or
     ``swap``), donor, the original answer and its label, the new answer. Raises
-    :class:`labkit.llm.MissingRecording` (naming the plan) for a prompt not recorded yet."""
+    :class:`labkit.generation.llm.MissingRecording` (naming the plan) for a prompt not recorded yet."""
     import pandas as pd
 
     if plan not in ("07-fixes", "08-swap"):

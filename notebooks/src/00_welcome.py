@@ -11,7 +11,8 @@
 
 # %%
 import labkit
-from labkit import check, plots
+from labkit.exercises import check
+from labkit.ui import plots
 
 labkit.setup()
 
@@ -44,7 +45,7 @@ plots.plot_pipeline()
 # %%
 import pandas as pd
 
-from labkit.data import load_corpus, load_queries
+from labkit.data.corpus import load_corpus, load_queries
 
 corpus = load_corpus()
 docs = pd.DataFrame(
@@ -187,7 +188,8 @@ print(f"from rank 2 to rank 1 a document gains {kept_share(1) - kept_share(2):.4
 # %% [markdown]
 # **Language models.** Some chapters need a language model: to write questions (02), to answer from the passages
 # and to judge claims (06). The workbook's model is real and runs on your own machine: **Qwen2.5-Coder-1.5B-Instruct**
-# (and its 0.5B sibling), 4-bit GGUF weights run by llama.cpp. `labkit.llm` gives every chapter one interface,
+# (and its 0.5B sibling), 4-bit GGUF weights run by llama.cpp. `labkit.generation.llm` gives every chapter one
+# interface,
 # `llm(prompt) -> text`, in modes chosen by the environment variable `LABKIT_LLM`:
 #
 # | `LABKIT_LLM` | what answers | needs |
@@ -203,8 +205,8 @@ print(f"from rank 2 to rank 1 a document gains {kept_share(1) - kept_share(2):.4
 # %%
 import re
 
-from labkit import llm
-from labkit.toys import WELCOME_PROMPT
+from labkit.data.toys import WELCOME_PROMPT
+from labkit.generation import llm
 
 model = llm.from_env()
 print(f"mode: {model.mode}, model: {model.model}")

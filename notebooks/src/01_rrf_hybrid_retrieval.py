@@ -12,7 +12,9 @@
 
 # %%
 import labkit
-from labkit import check, fusion, metrics, plots, stats, widgets
+from labkit.exercises import check
+from labkit.measures import fusion, metrics, stats
+from labkit.ui import plots, widgets
 
 labkit.setup()
 
@@ -52,7 +54,7 @@ def my_rrf(rankings, c=60, top_n=5):
     return sorted(score, key=score.get, reverse=True)[:top_n], score
 
 
-from labkit.toys import RRF_BM25, RRF_DENSE
+from labkit.data.toys import RRF_BM25, RRF_DENSE
 
 bm25_toy = RRF_BM25  # matched the exact code "ERR-4031"
 dense_toy = RRF_DENSE  # matched the meaning "can't log in to the VPN"
@@ -85,9 +87,9 @@ print(fused_lib, "| inputs unchanged:", bm25_toy == before)
 # fusion, evaluation and the sliders below only re-rank those lists.
 
 # %%
-from labkit.chunking import chunk_corpus, spans_to_qrels
-from labkit.data import load_corpus, load_queries
-from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run, side_by_side
+from labkit.data.corpus import load_corpus, load_queries
+from labkit.retrieval.retrievers import BM25Retriever, DenseRetriever, HybridRetriever, make_run, side_by_side
+from labkit.text.chunking import chunk_corpus, spans_to_qrels
 
 corpus = load_corpus()
 queries = load_queries()

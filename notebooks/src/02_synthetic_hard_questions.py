@@ -13,9 +13,13 @@
 
 # %%
 import labkit
-from labkit import check, llm, plots, stats, synth, toys
+from labkit.data import toys
+from labkit.exercises import check
+from labkit.generation import llm, synth
+from labkit.measures import stats
 from labkit.studies import handbook as hb
 from labkit.studies import synth_data as sd
+from labkit.ui import plots
 
 labkit.setup()
 llm.reset_usage()
@@ -113,7 +117,8 @@ for row in my_build_hard_set(toys.SYNTH_CHUNKS_VI, canned_reply, n=1, seed=3):
 # "register … HRM" also appears in the leave chunk. The row keeps its distractors: when a retriever later fails
 # on this question, the first thing to check is whether it returned one of them.
 #
-# `labkit.synth.similar_chunks` is the same search (it breaks ties by id instead of by reverse id), and it can
+# `labkit.generation.synth.similar_chunks` is the same search (it breaks ties by id instead of by reverse id), and it
+# can
 # also rank by embedding cosine:
 
 # %%
@@ -190,7 +195,7 @@ for _, r in drops.groupby("reason").head(1).iterrows():
 # and load with the same validation:
 
 # %%
-from labkit.chunking import chunk_corpus, spans_to_qrels
+from labkit.text.chunking import chunk_corpus, spans_to_qrels
 
 synthetic = sd.load_sets()
 print(len(synthetic), "generated queries;", pd.Series([q.slice for q in synthetic]).value_counts().to_dict())
@@ -282,7 +287,7 @@ stats.fmt_ci_table(stats.group_means_ci(audited[audited["retriever"] == "hybrid"
 # a distractor chunk being one that overlaps a distractor span and holds no gold:
 
 # %%
-from labkit.chunking import chunks_by_doc
+from labkit.text.chunking import chunks_by_doc
 
 pieces = chunks_by_doc(h.chunks)
 hard_q = [q for q in h.queries if q.slice == "hard" and q.distractors]
@@ -418,7 +423,7 @@ pd.DataFrame(gaps).T.rename_axis(["gap", "retriever", "measure"])
 # the kept ones:
 
 # %%
-from labkit.text import containment
+from labkit.text.words import containment
 
 chunk_text = {c.id: c.text for c in h.chunks}
 parsed = []
@@ -630,7 +635,7 @@ print(realism_set.title, f"({len(realism_set.items)} questions)")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-from labkit import widgets
+from labkit.ui import widgets
 
 realism_labeller = widgets.Labeller.at(
     realism_set, lambda i: widgets.question_html(realism_items[i]["question"], scale),

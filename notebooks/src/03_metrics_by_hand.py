@@ -6,7 +6,7 @@
 # that matches the question your system answers.
 #
 # Source: sections 7.3, 7.5 and 7.6 of the chapter notes. We write every formula from scratch in a few lines,
-# check it once against `labkit.metrics`, and from then on use `labkit`. The same functions are cross-checked
+# check it once against `labkit.measures.metrics`, and from then on use `labkit`. The same functions are cross-checked
 # against `trec_eval` (through `pytrec_eval`) in the workbook's tests.
 
 # %%
@@ -16,7 +16,9 @@ from itertools import permutations
 import pandas as pd
 
 import labkit
-from labkit import check, metrics, plots, stats, widgets
+from labkit.exercises import check
+from labkit.measures import metrics, stats
+from labkit.ui import plots, widgets
 
 labkit.setup()
 
@@ -31,7 +33,7 @@ labkit.setup()
 # We write the ranking as the list of grades, in rank order:
 
 # %%
-from labkit.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
+from labkit.data.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
 
 rels = RUNNING_GRADES  # grades of the documents at ranks 1..5
 not_retrieved = RUNNING_UNRETRIEVED  # the relevant document at rank 8
@@ -140,7 +142,7 @@ assert math.isclose(my_dcg(rels), metrics.dcg(rels))
 # best first:
 
 # %%
-from labkit.toys import SALARY_GRADES
+from labkit.data.toys import SALARY_GRADES
 
 salary = SALARY_GRADES  # document -> grade (0-3)
 rows = []
@@ -266,7 +268,7 @@ pd.DataFrame(rows).set_index("threshold (grade >=)").round(4)
 # buries the one document that actually answers the question at rank 4. Which is better?
 
 # %%
-from labkit.toys import TRAP_JUDGED, TRAP_X, TRAP_Y
+from labkit.data.toys import TRAP_JUDGED, TRAP_X, TRAP_Y
 
 X, Y, judged = TRAP_X, TRAP_Y, TRAP_JUDGED  # judged: every graded document of the query
 print("X:", X, "| Y:", Y, "| judged grades:", judged)
@@ -405,8 +407,8 @@ from pathlib import Path
 import bm25s
 import Stemmer
 
-from labkit.data import load_corpus, load_queries
-from labkit.trec import read_qrels, read_run, write_qrels, write_run
+from labkit.data.corpus import load_corpus, load_queries
+from labkit.data.trec import read_qrels, read_run, write_qrels, write_run
 
 corpus = load_corpus()
 queries = load_queries(split="dev")
@@ -479,7 +481,8 @@ print(f"judging every returned pair would take {retrieved} decisions, {retrieved
 #
 # ### Per slice, with intervals
 #
-# Each slice holds well under 100 dev queries, so each mean gets a 95 % interval (`labkit.stats.group_means_ci`).
+# Each slice holds well under 100 dev queries, so each mean gets a 95 % interval
+# (`labkit.measures.stats.group_means_ci`).
 # Two kinds, chosen by what is averaged:
 #
 # * a **proportion** (hit@5 is 0 or 1 per query, so its mean is a share of queries) gets the **Wilson**

@@ -11,7 +11,9 @@
 
 # %%
 import labkit
-from labkit import check, metrics, plots, widgets
+from labkit.exercises import check
+from labkit.measures import metrics
+from labkit.ui import plots, widgets
 
 labkit.setup()
 
@@ -27,7 +29,7 @@ labkit.setup()
 # A toy query set, from scratch (grades of each query's top 5, threshold 1):
 
 # %%
-from labkit.toys import MRR_TOY
+from labkit.data.toys import MRR_TOY
 
 toy = MRR_TOY  # first relevant document: q1 at rank 3, q2 at rank 1, q3 none in the top 5, q4 at rank 2
 for qid, grades in toy.items():
@@ -69,9 +71,9 @@ print("labkit agrees")
 # %%
 import pandas as pd
 
-from labkit import stats
-from labkit.data import load_reference
-from labkit.retrieval import make_run
+from labkit.data.corpus import load_reference
+from labkit.measures import stats
+from labkit.retrieval.retrievers import make_run
 from labkit.studies import handbook as hb
 
 h = hb.handbook()  # the shared setting: 128-word chunks, 32 overlap, BM25, dense and RRF (c = 60)
@@ -179,7 +181,7 @@ for kind, row in by_kind.iterrows():  # collapsed on purpose: the bootstrap of a
 # Two cautions from that table. A kind with a handful of queries (`synthesis`, see `n`) gets an interval so wide
 # that its means say next to nothing. And where every query of a kind is a hit, a bootstrap interval would
 # collapse to a single point: resampling hits only ever gives hits, so it cannot show a miss the sample never
-# drew. That is why the table gives hit@10, a proportion, the Wilson interval (`labkit.stats.wilson`; chapter
+# drew. That is why the table gives hit@10, a proportion, the Wilson interval (`labkit.measures.stats.wilson`; chapter
 # 03), and the bootstrap only to the other means; the two are printed side by side above for those rows.
 
 # %% [markdown]
@@ -223,13 +225,20 @@ drop.round(1)
 #
 # ## The same experiment on our corpus: a harness
 #
-# `labkit.positions` rebuilds the experiment on the handbook. For each labelled query it takes the chunk holding
+# `labkit.generation.positions` rebuilds the experiment on the handbook. For each labelled query it takes the chunk
+# holding
 # the grade-3 gold span and 19 distractors: the fused retriever's best-ranked chunks that hold no gold evidence,
 # in rank order, as in the paper. A **reader** gets the 20 passages with the gold one at position *p* and answers;
 # the answer is right when it contains the gold span.
 
 # %%
-from labkit.positions import LexicalReader, TruncatingReader, build_contexts, position_accuracy, visible_passages
+from labkit.generation.positions import (
+    LexicalReader,
+    TruncatingReader,
+    build_contexts,
+    position_accuracy,
+    visible_passages,
+)
 
 deep = make_run(retrievers["hybrid"], queries, 60)
 contexts = build_contexts(queries, chunks, qrels, deep, n_docs=20)
@@ -335,7 +344,7 @@ print(f"GPT-3.5-Turbo (16K), answer at position 1: {turbo_16k[20]:.1f} with 20 d
 # ## Lost in the middle with the local 1.5B
 #
 # Now a real reader: the workbook's local model (Qwen2.5-Coder-1.5B-Instruct, chapter 00) gets the numbered
-# passages and the question, in the prompt `labkit.reader` uses everywhere, and answers. Its answers were
+# passages and the question, in the prompt `labkit.generation.reader` uses everywhere, and answers. Its answers were
 # recorded once and replay here (`data/llm/`). The design follows Liu et al. at a scale the recording budget
 # allows (`labkit.studies.position_study`; `data/llm/README.md` has the sizing):
 #
@@ -354,8 +363,9 @@ print(f"GPT-3.5-Turbo (16K), answer at position 1: {turbo_16k[20]:.1f} with 20 d
 # * the **"best at both ends"** order of the retrieved list, to measure the fix.
 
 # %%
-from labkit import correctness, llm
-from labkit import reader as rd
+from labkit.generation import llm
+from labkit.generation import reader as rd
+from labkit.judges import correctness
 from labkit.studies import position_study as ps
 from labkit.studies import position_view as pv
 

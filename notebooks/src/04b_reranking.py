@@ -18,7 +18,11 @@
 
 # %%
 import labkit
-from labkit import check, llm, metrics, plots, rerank, stats, widgets
+from labkit.exercises import check
+from labkit.generation import llm
+from labkit.measures import metrics, stats
+from labkit.retrieval import rerank
+from labkit.ui import plots, widgets
 
 labkit.setup()
 llm.reset_usage()
@@ -38,7 +42,7 @@ llm.reset_usage()
 # %%
 import math
 
-from labkit.toys import RERANK_CANDIDATES, RERANK_GRADES, RERANK_SCORES
+from labkit.data.toys import RERANK_CANDIDATES, RERANK_GRADES, RERANK_SCORES
 
 for c, s in zip(RERANK_CANDIDATES, RERANK_SCORES, strict=True):
     print(f"{c}  grade {RERANK_GRADES.get(c, 0)}  reranker score {s}")
@@ -73,7 +77,7 @@ recall = sum(1 for c in RERANK_CANDIDATES[:k1] if c in RERANK_GRADES) / len(RERA
 print(f"Recall@{k1} of stage 1 = {recall:.4f}: two of the three relevant chunks were never candidates")
 
 # %% [markdown]
-# `labkit.rerank.rerank` does the same, and `labkit.metrics` agrees on nDCG:
+# `labkit.retrieval.rerank.rerank` does the same, and `labkit.measures.metrics` agrees on nDCG:
 
 # %%
 assert rerank.rerank(RERANK_CANDIDATES, RERANK_SCORES, k2=3) == reranked
@@ -171,7 +175,7 @@ gain = pd.Series(booster.feature_importance("gain"), index=booster.feature_name(
 # reranker built on stage 1's scores mostly re-learns stage 1's order and adjusts it at the margin, which is what the
 # numbers below show.
 #
-# **A model that reads the question and the passage together** (`labkit.pointwise`). That is what a
+# **A model that reads the question and the passage together** (`labkit.judges.pointwise`). That is what a
 # *cross-encoder* does, and the usual stage 2. No PyPI package ships cross-encoder weights that run without
 # PyTorch (the search is recorded in `data/llm/README.md`), so the reranker is the workbook's local 1.5B used as
 # a *pointwise* reranker: one request per (question, passage), the question first, asking for one word, yes or
@@ -181,7 +185,7 @@ gain = pd.Series(booster.feature_importance("gain"), index=booster.feature_name(
 # first by id of the reader sample's), 300 requests; the replay reads the cassette. One request and its answer:
 
 # %%
-from labkit import pointwise
+from labkit.judges import pointwise
 from labkit.studies import handbook as hb
 
 h = hb.handbook()

@@ -12,7 +12,10 @@ import pandas as pd
 from IPython.display import display
 
 import labkit
-from labkit import check, chunking, plots, stats, widgets
+from labkit.exercises import check
+from labkit.measures import stats
+from labkit.text import chunking
+from labkit.ui import plots, widgets
 
 labkit.setup()
 
@@ -62,7 +65,7 @@ except ValueError as err:
 # %%
 import itertools
 
-from labkit.toys import SPLIT_GOLD
+from labkit.data.toys import SPLIT_GOLD
 
 gold = SPLIT_GOLD  # (document length, answer start, answer length), in tokens
 print(gold)
@@ -93,7 +96,7 @@ for size, frac in itertools.product([128, 256, 512], [0, 0.25, 0.5]):
 # chunk ends where the word after its last word begins, so punctuation and line breaks are never lost.
 
 # %%
-from labkit.data import load_corpus, load_queries
+from labkit.data.corpus import load_corpus, load_queries
 
 corpus = load_corpus()
 doc = corpus["hr-remote-work-2025"]
@@ -123,11 +126,11 @@ for size, overlap in [(64, 0), (128, 32), (256, 128)]:
 # rebuild BM25 and the dense index, remap the gold labels, and measure. We **choose on the dev split** and
 # **confirm on the test split** afterwards, so the choice is not tuned to the numbers we report. The dense
 # vectors of these nine configurations ship in `data/embeddings/`; any other configuration is embedded the
-# first time you use it (slow on a laptop CPU) and kept in your user cache (`labkit.cache.cache_dir()`), never in
+# first time you use it (slow on a laptop CPU) and kept in your user cache (`labkit.core.cache.cache_dir()`), never in
 # the repository.
 
 # %%
-from labkit.grid import ChunkGrid
+from labkit.retrieval.grid import ChunkGrid
 
 sizes, shares = (64, 128, 256), (0.0, 0.25, 0.5)
 dev = ChunkGrid(corpus, load_queries(split="dev"), retrievers=("bm25", "dense"))
@@ -250,7 +253,7 @@ versus_default.round(3)
 #
 # Two chunkings are scored on the same queries, so compare them query by query: the change in each query's
 # evidence recall when overlap goes up one step, averaged, with a 95 % bootstrap interval (the queries
-# resampled 2,000 times, `labkit.stats.bootstrap_ci`):
+# resampled 2,000 times, `labkit.measures.stats.bootstrap_ci`):
 
 # %%
 budget_rows = {(int(size), int(ov)): dev.per_query(int(size), int(ov), budget_k[int(size)]) for size, ov in table.index}
@@ -364,7 +367,7 @@ for size in (64, 256):
 # **Chunks longer than the embedding model reads.** How many chunks exceed MiniLM's 256 word pieces?
 
 # %%
-from labkit.embeddings import default_model
+from labkit.retrieval.embeddings import default_model
 
 tokenizer = default_model().tokenizer
 tokenizer.no_truncation()
@@ -389,7 +392,7 @@ print(f"{per_word:.2f} word pieces per word (size {size}): the model reads about
 # %% [markdown]
 # ## Chunking by structure, measured
 #
-# The remedies named above, built as chunkers (`labkit.structure`), each adding one thing to the one before:
+# The remedies named above, built as chunkers (`labkit.text.structure`), each adding one thing to the one before:
 #
 # * **windows**: the word windows of this chapter (size 128, overlap 32), blind to the document's layout;
 # * **sections**: a chunk never crosses a Markdown heading; a section longer than 128 words is cut into windows
@@ -404,7 +407,7 @@ print(f"{per_word:.2f} word pieces per word (size {size}): the model reads about
 # %%
 import functools
 
-from labkit import structure
+from labkit.text import structure
 
 every_remedy = structure.VARIANTS["sections + header + prefix"]
 tokyo = structure.chunk_document(travel.id, travel.text, travel.title, **every_remedy)

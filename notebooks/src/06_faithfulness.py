@@ -13,8 +13,14 @@
 
 # %%
 import labkit
-from labkit import calibration, check, faithfulness, llm, plots, stats, toys, widgets
+from labkit.chapters import chapter
+from labkit.data import toys
+from labkit.exercises import check
+from labkit.generation import llm
+from labkit.judges import calibration, faithfulness
+from labkit.measures import stats
 from labkit.studies import faithfulness_data as fdata
+from labkit.ui import plots, widgets
 
 labkit.setup()
 llm.reset_usage()
@@ -79,7 +85,7 @@ print(f"relevance(mentions '{term_vi}'):", my_mentions_entity(toys.FAITH_ANSWER_
 # supported: 0.67, and the answer **fails**, because one unsupported claim is one too many. The cheap relevance
 # check passes: the answer is about leave (*phép*).
 #
-# `labkit.faithfulness` does the same, with the verdicts as a small dataclass; fed the source's verdicts, it
+# `labkit.judges.faithfulness` does the same, with the verdicts as a small dataclass; fed the source's verdicts, it
 # agrees:
 
 # %%
@@ -135,7 +141,7 @@ pd.DataFrame(
 # drawn with a fixed seed.
 
 # %%
-from labkit import reader as rd
+from labkit.generation import reader as rd
 
 print(rd.PROMPTS["lenient"].format(passages="[1] …\n\n[2] …\n\n[3] …", question="…"))
 answers = pd.DataFrame(fdata.answered())
@@ -279,13 +285,8 @@ print(own["label"].value_counts().to_string())
 # * a judge that says **supported to everything**, to see what accuracy alone would reward.
 
 # %%
-judges = {
-    "1.5B": judge_15,
-    "1.5B + quote guard": faithfulness.model_judge(llm.from_env(llm.DEFAULT_MODEL), guard=True),
-    "0.5B": judge_05,
-    "lexical": faithfulness.lexical_judge,
-    "always supported": faithfulness.always_supported,
-}
+CH06 = chapter("06")  # the chapter's manifest names its judges: adding one is a line there
+judges = faithfulness.judges_from(CH06.judges, llm.from_env)
 table = calibration.verdict_table(labels.to_dict("records"), judges)
 dev, test = table[table["split"] == "dev"], table[table["split"] == "test"]
 stats.judge_report(dev, list(judges), truth="label", passes="supported")
@@ -354,7 +355,7 @@ for _, r in slipped.head(4).iterrows():
 
 # %%
 written, own_dev = dev[dev["origin"] != "model"], dev[dev["origin"] == "model"]
-candidates = list(judges)[:4]
+candidates = CH06.candidates  # the manifest's candidates; "always supported" is only a baseline
 choose = stats.judge_report(written, candidates, truth="label", passes="supported")
 chosen = choose["J"].idxmax()
 others = [j for j in candidates if j != chosen]
@@ -371,7 +372,7 @@ scan.round(3)
 # %%
 from IPython.display import display
 
-report_test = stats.judge_report(test, [*candidates, "always supported"], truth="label", passes="supported")
+report_test = stats.judge_report(test, list(judges), truth="label", passes="supported")
 on_test = stats.compare_judges(test, chosen, others, truth="label", passes="supported")
 print(f"test: {len(test)} claims, {on_test.attrs['comparisons']} comparisons")
 display(report_test.round(3))
@@ -461,7 +462,7 @@ corrected.round(3)
 # ## Claims labelled by construction
 #
 # Every label so far came from a rater. One kind of label needs none: a claim whose verdict is fixed by how it
-# was made. `labkit.construction` takes the very contexts the reader saw and makes claims from them,
+# was made. `labkit.judges.construction` takes the very contexts the reader saw and makes claims from them,
 # deterministically (seeded):
 #
 # * **kept**: a sentence of the context, copied (markdown emphasis dropped): *supported*, word for word;
@@ -556,7 +557,7 @@ for judge_name in ("lexical", "1.5B", "0.5B"):
 # marked. Read the rubric first (`data/faithfulness/README.md`, section "The rubric"), then label 20 to 30 claims:
 # **s** supported, **u** unsupported, **c** contradicted; **z** undoes your last label, **n** skips, **b** goes
 # back. Click the text box once so that the keys reach the widget. Every label is saved the moment you give it, in
-# your user cache (`labkit.labels`, never in the repository), so you can stop and come back.
+# your user cache (`labkit.data.labels`, never in the repository), so you can stop and come back.
 
 # %%
 from labkit.studies import labelling

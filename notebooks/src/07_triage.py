@@ -12,7 +12,10 @@
 
 # %%
 import labkit
-from labkit import check, llm, plots, stats, triage, widgets
+from labkit.exercises import check
+from labkit.generation import llm
+from labkit.measures import stats, triage
+from labkit.ui import plots, widgets
 
 labkit.setup()
 llm.reset_usage()
@@ -33,7 +36,7 @@ llm.reset_usage()
 # %%
 from collections import Counter
 
-from labkit.toys import TRIAGE_TRACES
+from labkit.data.toys import TRIAGE_TRACES
 
 rows = TRIAGE_TRACES
 for row in rows:
@@ -81,9 +84,10 @@ import functools
 
 import pandas as pd
 
-from labkit import correctness, faithfulness, metrics
-from labkit import reader as rd
-from labkit.retrieval import make_run
+from labkit.generation import reader as rd
+from labkit.judges import correctness, faithfulness
+from labkit.measures import metrics
+from labkit.retrieval.retrievers import make_run
 from labkit.studies import answers_data
 from labkit.studies import handbook as hb
 
@@ -201,7 +205,7 @@ pd.DataFrame(agreement_rows).T
 # ## Two rules that cost nothing, measured against the labels
 #
 # Rater labels do not scale to every release. Chapter 06 measured judges of *faithfulness*; for *correctness*
-# `labkit.correctness` has two cheap rules, and the labels say how far to trust each:
+# `labkit.judges.correctness` has two cheap rules, and the labels say how far to trust each:
 #
 # * **reference number**: the answer states the reference answer's key number (its first number that the
 #   question does not already contain). Blind to words, and it cannot judge a reference without a number.
@@ -299,11 +303,11 @@ cell_table(traces)
 # %% [markdown]
 # Which stage to fix first is decided by comparing `GEN_FAIL` with `RET_FAIL`. On a slice of a hundred-odd
 # traces that comparison is itself uncertain, so `triage.stage_gap` adds the **gap**, (`GEN_FAIL` − `RET_FAIL`)
-# / traces, with a bootstrap 95 % interval (resampling traces; `labkit.stats.bootstrap_ci`). A positive gap
+# / traces, with a bootstrap 95 % interval (resampling traces; `labkit.measures.stats.bootstrap_ci`). A positive gap
 # points at generation, a negative one at retrieval; `clear` says whether the interval excludes zero.
 
 # %%
-from labkit.stats import fmt_ci
+from labkit.measures.stats import fmt_ci
 
 gap = triage.stage_gap(traces, READ_K)
 gap.assign(**{"gap [95% interval]": [fmt_ci(*r) for r in gap[["gap", "gap low", "gap high"]].to_numpy()]})[
@@ -529,7 +533,7 @@ change
 # that passage holds the gold span verbatim. It cannot combine passages and can be tried at every *k* for free:
 
 # %%
-from labkit.positions import LexicalReader
+from labkit.generation.positions import LexicalReader
 
 
 @functools.cache  # each k once: the sweep, the picture and the widget below share them

@@ -15,7 +15,10 @@ import dataclasses
 import pandas as pd
 
 import labkit
-from labkit import check, fusion, llm, metrics, plots, stats, triage, widgets
+from labkit.exercises import check
+from labkit.generation import llm
+from labkit.measures import fusion, metrics, stats, triage
+from labkit.ui import plots, widgets
 
 labkit.setup()
 llm.reset_usage()
@@ -38,11 +41,11 @@ llm.reset_usage()
 # (chapter 07 measures their consistency and the cheap rules against them). Only `right` passes.
 #
 # The slices are small (counted in step 1) and some groups further on are smaller still, so every per-group
-# figure comes with a bootstrap 95 % interval (`labkit.stats.group_means_ci`: resample the group's queries
+# figure comes with a bootstrap 95 % interval (`labkit.measures.stats.group_means_ci`: resample the group's queries
 # 2,000 times, seeded).
 
 # %%
-from labkit.retrieval import make_run
+from labkit.retrieval.retrievers import make_run
 from labkit.studies import handbook as hb
 
 READ_K = hb.READER_K  # chunks the reader gets: 3
@@ -153,7 +156,7 @@ stats.fmt_ci_table(wrong_k)
 # top 10, with the share of queries whose gold spans (grade ≥ 2) are **all** held by a retrieved chunk:
 
 # %%
-from labkit.grid import evidence_recall
+from labkit.retrieval.grid import evidence_recall
 
 evidence = pd.Series(evidence_recall(runs["hybrid"], queries, chunks, 10), name="evidence recall@10")
 by_kind = (
@@ -188,7 +191,7 @@ stats.fmt_ci_table(stats.group_means_ci(by_kind, "kind", ["hit@10", "RR@10", "al
 
 # %%
 from labkit import data_dir
-from labkit.data import load_queries
+from labkit.data.corpus import load_queries
 
 synthesis = load_queries(path=data_dir() / "kinds" / "synthesis.jsonl")
 single = [q for q in queries if q.kind == "fact"]
@@ -323,7 +326,7 @@ stats.fmt_ci_table(stats.group_means_ci(chunking_rows, "slice", [*names, "128 - 
 # stricter one chapter 07 uses for triage (a chunk holding a grade-3 span whole: hit@3 at threshold 3).
 
 # %%
-from labkit import reader as rd
+from labkit.generation import reader as rd
 from labkit.studies import answers_data
 
 texts = h.texts
@@ -482,7 +485,7 @@ def verdict(name):
 
 checklist = pd.DataFrame(
     [
-        ("1 dataset", "00, 02, 05", "labkit.data, chunking.spans_to_qrels",
+        ("1 dataset", "00, 02, 05", "labkit.data.corpus, chunking.spans_to_qrels",
          f"{len(queries)} queries in 3 slices, gold as char offsets"),
         ("2 retrieval at the reader's k", "01, 03, 04", "metrics.evaluate, compare_runs",
          f"hybrid R@{READ_K} {scorecard.loc['all', (f'R@{READ_K}', 'hybrid')]:.3f} "
@@ -491,7 +494,7 @@ checklist = pd.DataFrame(
          f"R@10 easy {r10.loc['easy', 'hybrid']:.3f} vs real {r10.loc['real', 'hybrid']:.3f}"),
         ("   query rewriting", "08", "Query.rewritten",
          f"rewriting adds {rewrite_gain:+.3f} R@10 on follow-ups"),
-        ("3 generation, separately", "06, 07", "labkit.llm, triage.reader_traces",
+        ("3 generation, separately", "06, 07", "labkit.generation.llm, triage.reader_traces",
          f"1.5B right on {answers['answers right'].mean():.3f} (rater labels)"),
         ("4 diagnosis", "07", "triage.stage_gap (?: not settled)",
          "; ".join(verdict(name) for name in ("easy", "hard", "real", "all"))),

@@ -13,7 +13,9 @@
 
 # %%
 import labkit
-from labkit import check, plots, router, widgets
+from labkit.exercises import check
+from labkit.measures import router
+from labkit.ui import plots, widgets
 
 labkit.setup()
 
@@ -28,7 +30,7 @@ labkit.setup()
 # %%
 import pandas as pd
 
-from labkit.toys import ROUTER_COST, ROUTER_PASS, ROUTER_RANKING
+from labkit.data.toys import ROUTER_COST, ROUTER_PASS, ROUTER_RANKING
 
 COST = ROUTER_COST  # $ per 1M tokens (made up)
 PASS = ROUTER_PASS  # which models pass each request (offline labels, made up)
@@ -69,7 +71,8 @@ print(req, "grades", g, f"RR={1 / first_ok:.2f}", f"NDCG@3={my_dcg(g[:3]) / my_d
       f"regret=${spent - min(COST[m] for m in PASS[req]):+.1f}")  # fmt: skip
 
 # %% [markdown]
-# The whole table with `labkit.router.evaluate_router`, which uses `labkit.metrics` underneath (the source
+# The whole table with `labkit.measures.router.evaluate_router`, which uses `labkit.measures.metrics` underneath (the
+# source
 # chapter's printout, reproduced):
 
 # %%
@@ -171,7 +174,7 @@ pd.DataFrame({"nDCG@1": at_1["nDCG@1"], "nDCG@3": table["nDCG@3"], "regret": tab
 # chapter 06's lexical judge against the passages the model read. No reference answer is needed.
 
 # %%
-from labkit import llm
+from labkit.generation import llm
 from labkit.studies import answers_data, cascade
 from labkit.studies import handbook as hb
 
@@ -201,7 +204,7 @@ summary.round(3)
 # `llm.HOSTED_PRICES`):
 
 # %%
-from labkit.llm import HOSTED_PRICES
+from labkit.generation.llm import HOSTED_PRICES
 
 tiers = {llm.SMALL_MODEL: HOSTED_PRICES["gpt-4o-mini"][:2], llm.DEFAULT_MODEL: HOSTED_PRICES["gpt-4o"][:2]}
 print({name: HOSTED_PRICES[name] for name in ("gpt-4o-mini", "gpt-4o")})
@@ -232,7 +235,7 @@ plots.plot_cost_quality(cascade.strategy_summary(outcomes, prices=tiers), "USD p
 # %%
 from IPython.display import display
 
-from labkit import stats
+from labkit.measures import stats
 
 kept = ~outcomes["escalated"]
 check_table = pd.crosstab(
@@ -303,7 +306,7 @@ real_routers.round(3)
 # answers in each half, and per slice, with Wilson 95 % intervals:
 
 # %%
-from labkit.stats import fmt_ci, wilson
+from labkit.measures.stats import fmt_ci, wilson
 
 length = pd.Series(small.set_index("qid")["prompt tokens"])
 half = (length > length.median()).map(
@@ -365,13 +368,13 @@ pd.crosstab(is_long.map({True: "longer half", False: "shorter half"}), slice_of,
 # with windows scaled to our short prompts:
 
 # %%
-from labkit.toys import ROUTER_WINDOW
+from labkit.data.toys import ROUTER_WINDOW
 
 WINDOW = ROUTER_WINDOW  # tokens (made up)
 print("context windows:", WINDOW)
 
-from labkit.embeddings import count_tokens, count_tokens_of_parts
-from labkit.retrieval import make_run
+from labkit.retrieval.embeddings import count_tokens, count_tokens_of_parts
+from labkit.retrieval.retrievers import make_run
 
 queries, chunks, texts = h.queries, h.chunks, h.texts  # the shared setting of the cascade section above
 run = make_run(h.hybrid, queries, 20)
@@ -477,8 +480,8 @@ pd.crosstab(pd.DataFrame(rows)["length"], pd.DataFrame(rows)["gold chunk"], marg
 # lengths this model allows, not a measurement of 32k-token behaviour.
 
 # %%
-from labkit import correctness
-from labkit import reader as rd
+from labkit.generation import reader as rd
+from labkit.judges import correctness
 from labkit.studies import position_study as ps
 
 study = ps.study_contexts()

@@ -29,8 +29,13 @@ ABOUT = None  # e.g. capstone.About("the Acme user manual", "a customer")
 import pandas as pd
 
 import labkit
-from labkit import check, correctness, llm, metrics, rerank, stats, structure, triage
+from labkit.exercises import check
+from labkit.generation import llm
+from labkit.judges import correctness
+from labkit.measures import metrics, stats, triage
+from labkit.retrieval import rerank
 from labkit.studies import capstone, pydocs
+from labkit.text import structure
 
 labkit.setup()
 about = ABOUT or (capstone.ABOUT if DOCUMENTS is None else capstone.FOLDER)
@@ -39,7 +44,7 @@ model = llm.from_env()  # replay by default: the recorded responses of the local
 # %% [markdown]
 # ## Step 1 · The documents
 #
-# `labkit.folder.load_folder` reads every file it knows and says what it skipped and why: a binary or
+# `labkit.data.folder.load_folder` reads every file it knows and says what it skipped and why: a binary or
 # non-UTF-8 file, one over 20 MB, an HTML page with no text. Nothing is written into your folder. An HTML page
 # becomes text with its structure kept as Markdown would write it: headings as `#` lines, tables as `|` rows,
 # code blocks line by line, the site's navigation and sidebars left out. The gold spans of a question are
@@ -91,7 +96,7 @@ pd.crosstab(pd.Series([q.kind for q in s.queries], name="kind"), pd.Series([q.sp
 # %%
 from collections import Counter
 
-from labkit import synth
+from labkit.generation import synth
 
 print(synth.generate_prompt("…the passage…", (about.source, about.asker)))
 kept, dropped = capstone.generated(s, model, about)
@@ -244,8 +249,8 @@ answers.assign(label=answers["qid"].map(reference_labels))[["question", "answer"
 # evidence the gold quotes. Your labels go to your user cache.
 
 # %%
-from labkit import widgets
 from labkit.studies import labelling
+from labkit.ui import widgets
 
 answer_set, answer_items, answer_reference = labelling.pydocs_answers_set()
 print(answer_set.title, f"({len(answer_set.items)} answers; keys: {answer_set.keys})")
@@ -298,7 +303,7 @@ gap.assign(**{"gap [95% interval]": [stats.fmt_ci(*r) for r in gap[["gap", "gap 
 # %%
 import functools
 
-from labkit.grid import ChunkGrid
+from labkit.retrieval.grid import ChunkGrid
 
 by_chunking = {}
 for variant in ("windows", "sections + table header"):
@@ -330,7 +335,7 @@ chunking_here.round(3)
 # answers) or `synthesis` (several together). ER@k of the hybrid per type:
 
 # %%
-from labkit.grid import evidence_recall
+from labkit.retrieval.grid import evidence_recall
 
 per_k = pd.concat({k: pd.Series(evidence_recall(ranked["hybrid"], s.queries, s.chunks, k), name="ER@k")
                    for k in (1, 2, 5, 10)}, names=["k", "qid"]).reset_index()  # fmt: skip
@@ -388,9 +393,9 @@ print("the first passage answers the question: " + stats.fmt_ci(*stats.wilson(su
 
 # %%
 from labkit import data_dir
-from labkit import reader as rd
-from labkit.data import load_queries
-from labkit.retrieval import make_run
+from labkit.data.corpus import load_queries
+from labkit.generation import reader as rd
+from labkit.retrieval.retrievers import make_run
 from labkit.studies import answers_data
 from labkit.studies import handbook as hb
 from labkit.studies import synth_data as sd
@@ -513,7 +518,7 @@ for step, what in checklist:
 # %% [markdown]
 # ## Summary
 #
-# * `labkit.folder.load_folder` turns any folder of Markdown, text and HTML into the corpus every chapter uses;
+# * `labkit.data.folder.load_folder` turns any folder of Markdown, text and HTML into the corpus every chapter uses;
 #   `labkit.studies.capstone.setting` chunks and indexes it, and every measurement of this workbook runs on it
 #   unchanged.
 # * A question set written by other people, with gold labelled against a rubric and checked by a second rater,

@@ -1,4 +1,5 @@
-"""The 02 synthetic-questions explorer (``labkit.widgets.SynthExplorer``) on the page, built on replayed recordings."""
+"""The 02 synthetic-questions explorer (``labkit.ui.widgets.SynthExplorer``) on the page, built on replayed
+recordings."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ def ch02_frame():
     """The per-query frame with ratings that the notebook hands the explorer, rebuilt here from the recordings."""
     import pandas as pd
 
-    from labkit import llm, synth
+    from labkit.generation import llm, synth
     from labkit.studies import synth_data as sd
 
     synthetic = sd.load_sets()
@@ -25,6 +26,6 @@ def ch02_frame():
 
 
 def synth_explorer(page, stem: str = STEM) -> ExplorerPage:
-    from labkit import widgets
+    from labkit.ui import widgets
 
     return ExplorerPage(page, stem, widgets.SynthExplorer(ch02_frame()))

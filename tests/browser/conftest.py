@@ -1,7 +1,7 @@
 """Fixtures of the browser tests: a private JupyterLab server, Debian's Chromium driven by Playwright.
 
 Every test in this folder is marked ``browser`` (``make browser``; ``make unit`` leaves them out).
-See the "JupyterLab in a real browser" section of the field notes for why each setting is here.
+Why each setting is here is said beside it (``labdriver.LAB_SETTINGS``, ``CHROMIUM_ARGS`` and the fixtures below).
 
 - No Chromium binary found -> the tests are skipped with a loud reason, unless
   ``LABKIT_REQUIRE_BROWSER=1`` (CI), where they fail instead.
@@ -45,7 +45,7 @@ def pytest_terminal_summary(terminalreporter):
     from labdriver import latency_report
 
     lines = latency_report()
-    if lines:  # measured, printed, never asserted (issue 24's targets: p50 <= 50 ms, max <= 100 ms)
+    if lines:  # measured, printed, never asserted (targets: p50 <= 50 ms, max <= 100 ms)
         terminalreporter.write_sep("-", "explorer latency in the browser: key press -> outputs updated")
         for line in lines:
             terminalreporter.write_line(line)

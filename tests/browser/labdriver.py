@@ -21,11 +21,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import labkit
-from labkit.widgets.explorer import html_cells, html_text
+from labkit.ui.widgets.explorer import html_cells, html_text
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
-SCREENSHOTS = ROOT / "docs" / "img"
+SCREENSHOTS = ROOT / "build" / "screenshots"
+"""Where the browser tests write screenshots by default: ignored by git. ``LABKIT_SCREENSHOTS`` names another
+folder (relative to the clone): ``make screenshots`` sets it to ``docs/img``, the README's tracked pictures."""
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -42,7 +44,8 @@ SERVER_START_TIMEOUT_S = 90
 SCREENSHOT_MAX_BYTES = 200_000
 WIDGET_TIMEOUT_S = 20.0  # once the kernel is warm one widget round trip takes well under a second
 
-# The three settings of the field notes: render every cell (no virtual scrolling), no news pop-up, never save.
+# The three JupyterLab settings the tests rely on: render every cell (no virtual scrolling), no news pop-up,
+# never save (the committed notebooks must not change).
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false"},
@@ -153,9 +156,17 @@ class Server:
             time.sleep(0.2)
 
 
+def screenshot_dir() -> Path:
+    """``$LABKIT_SCREENSHOTS`` (relative to the clone unless absolute) when set, else :data:`SCREENSHOTS`."""
+    chosen = os.environ.get("LABKIT_SCREENSHOTS", "").strip()
+    return ROOT / chosen if chosen else SCREENSHOTS
+
+
 def save_screenshot(locator, stem: str) -> Path:
-    """Element screenshot of a chapter's main widget -> docs/img/<stem>.png (rewritten only if it changed)."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    """Element screenshot of a chapter's main widget -> <screenshot_dir()>/<stem>.png (rewritten only if it
+    changed): build/screenshots/ unless ``make screenshots`` asks for docs/img/."""
+    folder = screenshot_dir()
+    folder.mkdir(parents=True, exist_ok=True)
     page, box = locator.page, locator.bounding_box()
     size = page.viewport_size
     # JupyterLab scrolls the notebook inside the page, so a widget taller than the window would be cut to the
@@ -169,7 +180,7 @@ def save_screenshot(locator, stem: str) -> Path:
     finally:
         if tall:
             page.set_viewport_size(size)
-    path = SCREENSHOTS / f"{stem}.png"
+    path = folder / f"{stem}.png"
     assert len(data) < SCREENSHOT_MAX_BYTES, f"{stem}: screenshot is {len(data)} bytes, keep it under 200 KB"
     if not path.exists() or path.read_bytes() != data:
         path.write_bytes(data)
@@ -351,7 +362,7 @@ LATENCIES: dict[str, list[tuple[float, str]]] = {}
 
 
 def latency_report() -> list[str]:
-    """One line per explorer: moves measured, p50 and max in ms, against issue 24's targets (printed only)."""
+    """One line per explorer: moves measured, p50 and max in ms, against p50 <= 50 and max <= 100 (printed only)."""
     import statistics
 
     lines = []
@@ -554,8 +565,8 @@ def cells(want: dict, output: str, attr: str = "cell") -> dict[str, str]:
 
 def playground(page, stem: str = "03_metrics_by_hand") -> ExplorerPage:
     """The 03 playground, as the notebook creates it on the running example."""
-    from labkit import widgets
-    from labkit.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
+    from labkit.data.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
+    from labkit.ui import widgets
 
     labkit.setup()  # the notebook's matplotlib style: Agg then draws the chart byte for byte as the kernel does
     return ExplorerPage(page, stem, widgets.metrics_playground(RUNNING_GRADES, 5, 1, RUNNING_UNRETRIEVED))
@@ -574,9 +585,9 @@ def ch01_inputs() -> SimpleNamespace:
     explorer shows the dev split only); ``retrievers`` are the QuestionBox's three.
     The dense vectors come from the committed cache in data/embeddings/, so nothing is embedded but queries.
     """
-    from labkit.chunking import chunk_corpus, spans_to_qrels
-    from labkit.data import load_corpus, load_queries
-    from labkit.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+    from labkit.data.corpus import load_corpus, load_queries
+    from labkit.retrieval.retrievers import BM25Retriever, DenseRetriever, HybridRetriever, make_run
+    from labkit.text.chunking import chunk_corpus, spans_to_qrels
 
     queries = load_queries()
     dev = [q for q in queries if q.split == "dev"]
@@ -594,7 +605,7 @@ def ch01_inputs() -> SimpleNamespace:
 
 def fusion_explorer(page, stem: str = CH01_STEM) -> ExplorerPage:
     """01's FusionExplorer: the dev queries that have judgements, opened on hr-r09."""
-    from labkit import widgets
+    from labkit.ui import widgets
 
     inp = ch01_inputs()
     questions = {qid: inp.queries[qid].search_text for qid in inp.qrels}
@@ -604,7 +615,7 @@ def fusion_explorer(page, stem: str = CH01_STEM) -> ExplorerPage:
 
 def question_box(page, stem: str = CH01_STEM) -> ExplorerPage:
     """01's QuestionBox: the three retrievers' top 5 for one question."""
-    from labkit import widgets
+    from labkit.ui import widgets
 
     box = widgets.QuestionBox(ch01_inputs().retrievers, question="my vpn says certificate expired what do i do", k=5)
     return ExplorerPage(page, stem, box)
@@ -623,7 +634,7 @@ def ch04_runs() -> dict[str, dict[str, list[str]]]:
     ``ch01_inputs().retrievers["hybrid"]``: c=60, depth 100), so they are reused; the runs are made at depth 20
     as the notebook does, not cut from chapter 01's top 100, so BM25's tie order is the notebook's own.
     """
-    from labkit.retrieval import make_run
+    from labkit.retrieval.retrievers import make_run
 
     inp = ch01_inputs()
     queries = list(inp.queries.values())
@@ -633,7 +644,7 @@ def ch04_runs() -> dict[str, dict[str, list[str]]]:
 @functools.cache
 def ch04_judgements() -> tuple[dict[str, dict[str, int]], dict[str, str]]:
     """The ``qrels`` and slices 04's CutoffExplorer gets: every query's (chapter 01's cover its dev split only)."""
-    from labkit.chunking import spans_to_qrels
+    from labkit.text.chunking import spans_to_qrels
 
     inp = ch01_inputs()
     queries = list(inp.queries.values())
@@ -642,7 +653,7 @@ def ch04_judgements() -> tuple[dict[str, dict[str, int]], dict[str, str]]:
 
 
 def cutoff_explorer(page, stem: str = CH04_STEM) -> ExplorerPage:
-    from labkit import widgets
+    from labkit.ui import widgets
 
     qrels, groups = ch04_judgements()
     return ExplorerPage(page, stem, widgets.CutoffExplorer(ch04_runs(), qrels, groups, k=5))
@@ -652,8 +663,9 @@ def cutoff_explorer(page, stem: str = CH04_STEM) -> ExplorerPage:
 def ch04_study():
     """The notebook's position study: ``table`` (the 1.5B's recorded answers, reference-number rule), ``study``
     (the contexts) and ``by_qid`` (the queries), rebuilt from the recording as the notebook builds them."""
-    from labkit import correctness, llm
-    from labkit import reader as rd
+    from labkit.generation import llm
+    from labkit.generation import reader as rd
+    from labkit.judges import correctness
     from labkit.studies import handbook as hb
     from labkit.studies import position_study as ps
 
@@ -665,7 +677,7 @@ def ch04_study():
 
 
 def position_explorer(page, stem: str = CH04_STEM) -> ExplorerPage:
-    from labkit import widgets
+    from labkit.ui import widgets
 
     table, study, by_qid = ch04_study()
     return ExplorerPage(page, stem, widgets.PositionExplorer(table, study, by_qid, trial="gold at 5 of 10"))
@@ -678,12 +690,13 @@ CH08_STEM = "08_case_study"
 def ch08_traces() -> list[dict]:
     """08's ``traces``: the 1.5B's recorded answers over the hybrid (BM25 + dense, RRF c=60, top 100) top 3,
     judged by the rater labels, rebuilt as the notebook builds them."""
-    from labkit import fusion, llm, triage
-    from labkit import reader as rd
-    from labkit.chunking import spans_to_qrels
-    from labkit.data import load_corpus
-    from labkit.retrieval import make_run
+    from labkit.data.corpus import load_corpus
+    from labkit.generation import llm
+    from labkit.generation import reader as rd
+    from labkit.measures import fusion, triage
+    from labkit.retrieval.retrievers import make_run
     from labkit.studies import answers_data
+    from labkit.text.chunking import spans_to_qrels
 
     inp = ch01_inputs()
     queries = list(inp.queries.values())
@@ -697,7 +710,7 @@ def ch08_traces() -> list[dict]:
 
 
 def slice_triage_explorer(page, stem: str = CH08_STEM) -> ExplorerPage:
-    from labkit import widgets
+    from labkit.ui import widgets
 
     return ExplorerPage(page, stem, widgets.SliceTriageExplorer(ch08_traces(), 3, group="real", cell="RET_FAIL"))
 
@@ -715,8 +728,8 @@ def ch05_grid():
     Building is lazy: each chunking is chunked and indexed on first use (chunk vectors from the cache in
     data/embeddings/), and the first one also embeds the dev queries (2-5 s).
     """
-    from labkit.data import load_corpus, load_queries
-    from labkit.grid import ChunkGrid
+    from labkit.data.corpus import load_corpus, load_queries
+    from labkit.retrieval.grid import ChunkGrid
 
     return ChunkGrid(load_corpus(), load_queries(split="dev"), retrievers=("bm25", "dense"))
 
@@ -724,7 +737,7 @@ def ch05_grid():
 def chunk_grid_explorer(page, stem: str = CH05_STEM) -> ExplorerPage:
     """05's ChunkGridExplorer: sizes 64/128/256, overlaps 0/25/50 % (the explorer's defaults, as the notebook
     passes them), opened on 128 words, 25 %, k = 10."""
-    from labkit import widgets
+    from labkit.ui import widgets
 
     explorer = widgets.ChunkGridExplorer(ch05_grid(), size=128, overlap_share=0.25, k=10)
     return ExplorerPage(page, stem, explorer, timeout=GRID_TIMEOUT_S)
@@ -746,8 +759,8 @@ def ch04b_data():
 
 def rerank_explorer(page, stem: str = CH04B_STEM) -> ExplorerPage:
     """04b's RerankExplorer as the notebook opens it: the model reranker, k1 = 10, k2 = 3, the first question."""
-    from labkit import widgets
     from labkit.studies import rerank_study as rs
+    from labkit.ui import widgets
 
     return ExplorerPage(page, stem, widgets.RerankExplorer(ch04b_data(), k1=10, k2=3, reranker=rs.MODEL))
 
@@ -765,9 +778,10 @@ def _ch07_setting():
     """What chapter 07's ``traces_for`` reads: the handbook setting, the hybrid run at depth 20, the checks."""
     from types import SimpleNamespace
 
-    from labkit import correctness, faithfulness, llm
-    from labkit import reader as rd
-    from labkit.retrieval import make_run
+    from labkit.generation import llm
+    from labkit.generation import reader as rd
+    from labkit.judges import correctness, faithfulness
+    from labkit.retrieval.retrievers import make_run
     from labkit.studies import answers_data
     from labkit.studies import handbook as hb
 
@@ -789,8 +803,8 @@ def ch07_traces(k: int, reader: str) -> list[dict]:
     labels (with their reason), the reference-number rule (on the queries it can judge) or the lexical judge
     against the gold; the extractive control at any k. The model at another k raises, as in the notebook.
     """
-    from labkit import triage
-    from labkit.positions import LexicalReader
+    from labkit.generation.positions import LexicalReader
+    from labkit.measures import triage
 
     s = _ch07_setting()
     h = s.h
@@ -809,7 +823,7 @@ def ch07_traces(k: int, reader: str) -> list[dict]:
 
 
 def triage_explorer(page, stem: str = CH07_STEM) -> ExplorerPage:
-    from labkit import widgets
+    from labkit.ui import widgets
 
     locked = {reader: 3 for reader in CH07_READERS if reader != "extractive control"}
     return ExplorerPage(page, stem, widgets.TriageExplorer(ch07_traces, k=3, readers=CH07_READERS, recorded_k=locked))
@@ -828,11 +842,11 @@ def ch09_stats(k: int) -> dict[str, float]:
     Same queries, chunks (128/32) and ``make_run(HybridRetriever([bm25, dense]), queries, 20)`` as chapter 04
     (``ch04_runs()["hybrid"]``: c=60, depth 100, made at depth 20), so they are reused; the chunk texts are
     chapter 01's BM25 retriever's chunks; the line-up (windows, $ per 1M tokens) is the notebook's, from
-    labkit.toys.
+    labkit.data.toys.
     """
-    from labkit import router
-    from labkit.embeddings import count_tokens
-    from labkit.toys import ROUTER_COST, ROUTER_WINDOW
+    from labkit.data.toys import ROUTER_COST, ROUTER_WINDOW
+    from labkit.measures import router
+    from labkit.retrieval.embeddings import count_tokens
 
     inp = ch01_inputs()
     queries = list(inp.queries.values())  # load_queries() order
@@ -846,7 +860,7 @@ def ch09_stats(k: int) -> dict[str, float]:
 def ch09_outcomes():
     """The notebook's ``outcomes`` (``cascade.cascade_table``: 0.5B first, 1.5B on a failed check, rater labels)
     and its questions, rebuilt from the recordings as the notebook builds them."""
-    from labkit import llm
+    from labkit.generation import llm
     from labkit.studies import answers_data, cascade
     from labkit.studies import handbook as hb
 
@@ -860,8 +874,8 @@ def ch09_outcomes():
 
 
 def cascade_explorer(page, stem: str = CH09_STEM) -> ExplorerPage:
-    from labkit import widgets
     from labkit.studies import cascade
+    from labkit.ui import widgets
 
     outcomes, questions = ch09_outcomes()
     first = next(q for q, r in outcomes.iterrows() if cascade.outcome_label(r) == "kept, not right")
@@ -869,6 +883,43 @@ def cascade_explorer(page, stem: str = CH09_STEM) -> ExplorerPage:
 
 
 def routing_explorer(page, stem: str = CH09_STEM) -> ExplorerPage:
-    from labkit import widgets
+    from labkit.ui import widgets
 
     return ExplorerPage(page, stem, widgets.RoutingExplorer(ch09_stats, k=5), timeout=ROUTING_TIMEOUT_S)
+
+
+# ---------------------------------------------------------------- a chapter's explorers, from its manifest
+
+DRIVERS = {
+    "metrics_playground": playground,
+    "FusionExplorer": fusion_explorer,
+    "QuestionBox": question_box,
+    "CutoffExplorer": cutoff_explorer,
+    "PositionExplorer": position_explorer,
+    "SliceTriageExplorer": slice_triage_explorer,
+    "ChunkGridExplorer": chunk_grid_explorer,
+    "RerankExplorer": rerank_explorer,
+    "TriageExplorer": triage_explorer,
+    "CascadeExplorer": cascade_explorer,
+    "RoutingExplorer": routing_explorer,
+}
+"""How the browser tests rebuild an explorer on the notebook's inputs, by the name a manifest lists (02's and 06's
+live in ch02driver / ch06driver; the labelling widget has its own test)."""
+
+
+def drivers_for(page, manifest) -> list[ExplorerPage]:
+    """The explorers a chapter's manifest lists, as :class:`ExplorerPage` objects on ``page``: each by its driver
+    above, or, for an explorer no driver knows, built by ``widgets.<name>()`` on its own default inputs (so a new
+    chapter whose explorer needs no inputs is driven from its manifest alone)."""
+    from labkit.ui import widgets
+
+    out = []
+    for name in manifest.explorers:
+        if name == "Labeller":
+            continue
+        if name in DRIVERS:
+            out.append(DRIVERS[name](page, manifest.stem))
+        else:
+            labkit.setup()
+            out.append(ExplorerPage(page, manifest.stem, getattr(widgets, name)()))
+    return out

@@ -24,9 +24,9 @@ import labdriver as ld
 import pytest
 from labdriver import ExplorerPage
 
+from labkit.data.toys import RUNNING_GRADES
 from labkit.studies import cascade
-from labkit.toys import RUNNING_GRADES
-from labkit.widgets import grades_text
+from labkit.ui.widgets import grades_text
 
 pytestmark = pytest.mark.browser
 
@@ -180,7 +180,7 @@ class Open:
 
 
 @dataclass(frozen=True)
-class Shot:  # the current explorer -> docs/img/<stem><suffix>.png
+class Shot:  # the current explorer -> <stem><suffix>.png in build/screenshots/, docs/img/ by `make screenshots`
     suffix: str = ""
 
 

@@ -1,4 +1,4 @@
-"""The learner labels in a real JupyterLab (issue: labels a learner can trust and make): keys label claims in
+"""The learner labels in a real JupyterLab, labels a learner can trust and make: keys label claims in
 chapter 06, the labels survive a reload, and the calibration cell then computes with the learner's labels."""
 
 from __future__ import annotations

