@@ -7,7 +7,7 @@ computed, it never calls a model; ``core.guard`` refuses a model call while an e
 one chapter's lesson, open its manifest, its judge or measure module, its study module and its widget.
 
 Commands — ``python -m labkit ...`` (``labkit/commands/``)
-- ``commands.cli``          ``labels merge``, ``report``, ``data``, ``llm install|serve|ask``, ``synth write-sets``
+- ``commands.cli``          ``labels merge|export``, ``class init|check``, ``report``, ``data``, ``llm``, ``synth``
 - ``commands.report``       10's retrieval measurements on any folder: one HTML page, TREC qrels and runs
 
 UI — draw and interact, the only modules that import matplotlib, ipywidgets and anywidget (``labkit/ui/``)
@@ -37,6 +37,8 @@ Studies — the chapters' recorded experiments and their shared setting (``labki
 - ``studies.trace_checks``  07, 08: prompt fixes on failed traces, a context swap on lucky ones, recorded
 - ``studies.capstone``      10: the 7.12 workflow on any folder: chunks, retrievers, per-question metrics, a reranker
 - ``studies.pydocs``        capstone: the Python documentation the FAQ links to, the FAQ's questions, their gold
+- ``studies.class_sim``     11: a simulated class (simulated raters, never people) written into a class folder
+- ``studies.class_lessons`` 11: 06's judges, 07's 2x2, 02's rater, 10's passages re-run on a class's majority
 
 Judges — is a claim supported, is an answer right (``labkit/judges/``)
 - ``judges.faithfulness``   claims, a per-claim judge (model or lexical), PASS/FAIL, relevance (06)
@@ -70,6 +72,8 @@ Data — what ``data/`` holds, and the source's toys (``labkit/data/``)
 - ``data.toys``             the source chapter's toy inputs, typed once
 - ``data.labels``           the learner's own labels: a label set, an append-only store in the user cache (02, 06, 07)
 - ``data.folder``           a folder of Markdown, text and HTML as a corpus; bad files skipped and said (capstone)
+- ``data.class_folder``     a class folder (``LABKIT_CLASS_DIR``): each learner's opt-in, owner-only drop file (11)
+- ``data.class_read``       a class folder read by its instructor: labels, self-checks, export; refusals said (11)
 
 Text — words, offsets, chunks (``labkit/text/``)
 - ``text.words``            words with character offsets, numbers, Jaccard (02, 05)

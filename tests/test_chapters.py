@@ -96,7 +96,7 @@ THROWAWAY = """
 from labkit.chapters.manifest import Chapter
 
 CHAPTER = Chapter(
-    number="11",
+    number="12",
     slug="throwaway_chapter",
     title="A throw-away chapter",
     summary="a chapter made of a source and a manifest",
@@ -106,7 +106,7 @@ CHAPTER = Chapter(
 """
 
 SOURCE = """# %% [markdown]
-# # 11 · A throw-away chapter
+# # 12 · A throw-away chapter
 
 # %%
 import labkit
@@ -134,11 +134,11 @@ def test_a_new_chapter_is_its_source_and_its_manifest(tmp_path, monkeypatch):
     (package / "__init__.py").write_text("")
     for path in (ROOT / "labkit" / "chapters").glob("ch*.py"):
         (package / path.name).write_text(path.read_text("utf-8"))
-    (package / "ch11.py").write_text(textwrap.dedent(THROWAWAY))
+    (package / "ch12.py").write_text(textwrap.dedent(THROWAWAY))
     monkeypatch.syspath_prepend(str(tmp_path))
     chapters = discover(package, "extra_chapters")
     new = chapters[-1]
-    assert new.stem == "11_throwaway_chapter" and [c.stem for c in chapters[:-1]] == [c.stem for c in CHAPTERS]
+    assert new.stem == "12_throwaway_chapter" and [c.stem for c in chapters[:-1]] == [c.stem for c in CHAPTERS]
 
     # the build: its navigation, 00's chapter list and the README's table come from the manifest alone
     src, out = tmp_path / "src", tmp_path / "notebooks"
@@ -151,7 +151,8 @@ def test_a_new_chapter_is_its_source_and_its_manifest(tmp_path, monkeypatch):
     monkeypatch.setattr(build, "OUT", out)
     nb = build.new_notebook(new.stem)
     text = "\n".join(c.source for c in nb.cells)
-    assert "09_router_eval" in text or "10_your_own_documents" in text  # previous: the chapter before it
+    assert "10_your_own_documents" in text  # previous: the learners' chapter before it (11 is for instructors)
+    assert "11_class_labels" not in text
     assert "A throw-away chapter" in "\n".join(c.source for c in build.new_notebook("10_your_own_documents").cells)
     welcome = "\n".join(c.source for c in build.new_notebook("00_welcome").cells)
     assert "a chapter made of a source and a manifest" in welcome
@@ -169,3 +170,25 @@ def test_a_new_chapter_is_its_source_and_its_manifest(tmp_path, monkeypatch):
     page = SimpleNamespace(locator=lambda css, **kw: css)
     (driver,) = labdriver.drivers_for(page, new)
     assert driver.stem == new.stem and callable(driver.explorer.html_for)
+
+
+def test_an_instructors_chapter_is_navigated_listed_and_kept_out_of_the_learners_copies(tmp_path):
+    import build_notebooks as build
+    import make_student
+
+    ch11 = chapter("11")
+    assert ch11.audience == "instructor" and not ch11.for_learners
+    assert all(c.for_learners for c in CHAPTERS if c.number != "11")
+    with pytest.raises(ValueError, match="audience"):
+        Chapter(number="12", slug="x", title="t", summary="s", does="d", audience="everyone")
+    # navigated: from the learners' last chapter, never to it; from it, back to the chapter before it
+    assert "11_class_labels" not in build.nav_text("10_your_own_documents")
+    assert build.nav_text("11_class_labels").startswith("[← 10 · Your own documents](10_your_own_documents.ipynb)")
+    # listed in 00's contents as for instructors, and in the README's table
+    listing = [row for row in build.chapter_list_text().splitlines() if row.startswith("| 11 |")]
+    assert listing and build.FOR_INSTRUCTORS in listing[0]
+    assert "notebooks/11_class_labels.ipynb" in build.readme_table()
+    # left out of the student copy and the working copy, kept in what make nbval runs
+    assert make_student.for_instructors() == {"11_class_labels.ipynb"}
+    names = [p.name for p in make_student.learners_notebooks()]
+    assert "11_class_labels.ipynb" not in names and "10_your_own_documents.ipynb" in names

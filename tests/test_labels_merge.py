@@ -49,7 +49,43 @@ def test_an_unknown_item_in_a_chapter_set_names_its_file_and_line(tmp_path):
         merge([a, b])
 
 
-@pytest.mark.parametrize("files, match", [(["one"], "at least 2"), (["nope1", "nope2"], "not a file")])
+@pytest.mark.parametrize("files, match", [([], "at least 2 raters"), (["nope1", "nope2"], "not a file")])
 def test_bad_arguments(tmp_path, files, match):
     with pytest.raises(ValueError, match=match):
         merge([tmp_path / f for f in files])
+
+
+def test_one_rater_is_not_a_class(tmp_path):
+    a = _write(tmp_path / "ana" / "x-set.jsonl", "x-set", {"x": "supported"})
+    with pytest.raises(ValueError, match="at least 2 raters, got 1"):
+        merge([a])
+
+
+def _export(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_two_classes_exports_merge_with_a_learners_own_file_one_rater_per_learner(tmp_path, capsys):
+    ls, _, reference = labelling.claims_set()
+    items = list(ls.items[:12])
+    line = {"set": "06-claims", "time": "2025-03-04T10:00:00+00:00"}
+    a = _export(
+        tmp_path / "a.jsonl",
+        [
+            {**line, "item": i, "label": reference[i], "learner": f"l-a{n}", "class": "A"}
+            for n in range(2)
+            for i in items
+        ]  # fmt: skip
+        + [{**line, "set": "07-answers", "item": "x", "label": "right", "learner": "l-a0", "class": "A"}],
+    )
+    b = _export(tmp_path / "b.jsonl", [{**line, "item": i, "label": reference[i], "learner": "l-b0", "class": "B"}
+                                       for i in items])  # fmt: skip
+    own = _write(tmp_path / "cy" / "06-claims.jsonl", "06-claims", {i: reference[i] for i in items[:6]})
+    with pytest.raises(ValueError, match="mixes label sets"):
+        merge([a, b])
+    out = merge([a, b, own], tmp_path / "majority.jsonl", set_id="06-claims")
+    assert sorted(out["raters"]) == ["cy", "l-a0", "l-a1", "l-b0"] and len(out["items"]) == 6
+    printed = capsys.readouterr().out
+    assert "Krippendorff's alpha (nominal) on every item with 2 ratings or more" in printed
+    assert lb.read_labels(tmp_path / "majority.jsonl", ls) == {i: reference[i] for i in items}

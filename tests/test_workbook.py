@@ -101,3 +101,13 @@ def test_the_app_copy_cuts_exercises_out_of_the_cells_that_share_them_with_prose
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell(intro), nbformat.v4.new_markdown_cell(summary)]
     assert [c.source for c in workbook.app_notebook(nb).cells] == ["## Summary\n\n* Report per slice."]
+
+
+def test_an_instructors_chapter_stays_out_of_the_working_copy_and_in_the_answered_one(tmp_path):
+    src = tmp_path / "notebooks"
+    src.mkdir()
+    _chapter(src / "00_a.ipynb", "# A")
+    _chapter(src / "11_class_labels.ipynb", "# 11 · for instructors")  # its manifest says audience="instructor"
+    assert workbook.make_workbook(tmp_path / "copy", src)["added"] == ["00_a.ipynb"]
+    assert not (tmp_path / "copy" / "11_class_labels.ipynb").exists()
+    assert [p.name for p in workbook.make_solutions(tmp_path / "sol", src)] == ["00_a.ipynb", "11_class_labels.ipynb"]

@@ -7,7 +7,9 @@ This script turns each into ``notebooks/NN_name.ipynb``, adds the generated
 navigation cells (previous · contents · next) at the top and bottom and the
 chapter list of ``00_welcome``, then executes the notebook top to bottom
 and stores the outputs. From the same chapter list it writes the chapter table
-of ``README.md`` (between the two ``chapters`` marker comments).
+of ``README.md`` (between the two ``chapters`` marker comments). A chapter for instructors (its manifest's
+``audience="instructor"``) is built, listed (00's contents mark it as for instructors) and navigated back to the
+chapter before it; the learners' chapters navigate among themselves, never to it (their working copy lacks it).
 
     python tools/build_notebooks.py            # build + execute every chapter, write the README table
     python tools/build_notebooks.py 03         # only chapters whose name starts with 03 (and the README table)
@@ -83,29 +85,42 @@ def parse_source(path: Path) -> list[nbformat.NotebookNode]:
     return cells
 
 
+def neighbours(stem: str) -> list:
+    """The chapters ``stem`` navigates among: a learner's chapter among the learners' chapters only (the working
+    copy holds no instructor's chapter to link to), an instructor's chapter among all of them."""
+    here = next(c for c in CHAPTERS if c.stem == stem)
+    return [c for c in CHAPTERS if c.for_learners or not here.for_learners]
+
+
 def nav_text(stem: str) -> str:
-    stems = [c.stem for c in CHAPTERS]
+    chapters = neighbours(stem)
+    stems = [c.stem for c in chapters]
     i = stems.index(stem)
     parts = []
     if i > 0:
-        prev, title = CHAPTERS[i - 1].stem, CHAPTERS[i - 1].title
+        prev, title = chapters[i - 1].stem, chapters[i - 1].title
         parts.append(
             f"[← {number(prev)} · {title}]({prev}.ipynb)" if exists(prev) else f"← {number(prev)} · {title} (coming)"
         )
     parts.append("[contents](00_welcome.ipynb#Chapters)" if stem != "00_welcome" else "contents")
     parts.append("[glossary](00_welcome.ipynb#Glossary)" if stem != "00_welcome" else "[glossary](#Glossary)")
-    if i + 1 < len(CHAPTERS):
-        nxt, title = CHAPTERS[i + 1].stem, CHAPTERS[i + 1].title
+    if i + 1 < len(chapters):
+        nxt, title = chapters[i + 1].stem, chapters[i + 1].title
         parts.append(
             f"[{number(nxt)} · {title} →]({nxt}.ipynb)" if exists(nxt) else f"{number(nxt)} · {title} → (coming)"
         )
     return " · ".join(parts)
 
 
+FOR_INSTRUCTORS = "*(for instructors: not in the learners' copies)*"
+
+
 def chapter_list_text() -> str:
     rows = ["| # | chapter | what you do |", "|---|---|---|"]
     for c in CHAPTERS:
         link = f"[{c.title}]({c.stem}.ipynb)" if exists(c.stem) else f"{c.title} *(coming)*"
+        if not c.for_learners:
+            link += f" {FOR_INSTRUCTORS}"
         rows.append(f"| {number(c.stem)} | {link} | {c.summary} |")
     return "\n".join(rows)
 
@@ -170,9 +185,11 @@ def execute(nb: nbformat.NotebookNode) -> None:
     client = NotebookClient(
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(OUT)}}, store_widget_state=True
     )
-    # The stored outputs are a fresh learner's: no labels of the maintainer's own (user cache) may reach them.
+    # The stored outputs are a fresh learner's: no labels of the maintainer's own (user cache) may reach them, and
+    # no class folder (LABKIT_CLASS_DIR) either.
     with tempfile.TemporaryDirectory() as no_labels:
         before = os.environ.get("LABKIT_LABELS")
+        class_dir = os.environ.pop("LABKIT_CLASS_DIR", None)
         os.environ["LABKIT_LABELS"] = no_labels  # the kernel inherits it
         try:
             client.execute()
@@ -181,6 +198,8 @@ def execute(nb: nbformat.NotebookNode) -> None:
                 os.environ.pop("LABKIT_LABELS", None)
             else:
                 os.environ["LABKIT_LABELS"] = before
+            if class_dir is not None:
+                os.environ["LABKIT_CLASS_DIR"] = class_dir
     for cell in nb.cells:  # nbclient stamps run times; they would churn every rebuild
         cell.metadata.pop("execution", None)
 

@@ -12,6 +12,9 @@ For every notebook in ``notebooks/``:
 - the outputs (and execution counts) of solution cells and of check cells (cells that call
   ``check.exercise``) are cleared, so no answer survives in a stored output either.
 
+A chapter for instructors (``audience="instructor"`` in its manifest: 11, the class's labels) is left out of the
+student copy; ``--nbval`` keeps it, so it is checked like every chapter.
+
 Only the ``.ipynb`` files are copied: the notebooks ``import labkit`` (installed editable from the clone by
 ``requirements.txt``) and ``labkit`` finds ``data/`` by itself, so the copy runs anywhere on this machine.
 
@@ -185,9 +188,24 @@ def make_nbval_copy(out: Path = NBVAL_OUT, notebooks: Path = NOTEBOOKS) -> list[
     return written
 
 
+def for_instructors() -> set[str]:
+    """The notebooks of the chapters for instructors only (``audience="instructor"`` in their manifests): built and
+    checked like the others (``--nbval`` keeps them), left out of the student copy and the learner's working copy."""
+    from labkit.chapters import CHAPTERS
+
+    return {f"{c.stem}.ipynb" for c in CHAPTERS if not c.for_learners}
+
+
+def learners_notebooks(notebooks: Path = NOTEBOOKS) -> list[Path]:
+    """The notebooks of ``notebooks`` a learner gets, in order: every one but the instructors' chapters."""
+    left_out = for_instructors()
+    return [p for p in sorted(notebooks.glob("*.ipynb")) if p.name not in left_out]
+
+
 def make_student(out: Path = DEFAULT_OUT, notebooks: Path = NOTEBOOKS) -> list[Path]:
-    """Write the student copy of every notebook of ``notebooks`` into ``out``; return the files written."""
-    paths = sorted(notebooks.glob("*.ipynb"))
+    """Write the student copy of every learner's notebook of ``notebooks`` into ``out`` (the instructors' chapters
+    are left out); return the files written."""
+    paths = learners_notebooks(notebooks)
     if not paths:
         raise FileNotFoundError(f"no notebooks in {notebooks}")
     out.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,8 @@
 committed notebooks in ``notebooks/`` are never opened for editing, so nothing a learner does in JupyterLab
 (autosave included) changes a tracked file.
 
-A chapter already in the copy is never rewritten: it holds the learner's answers. After a ``git pull`` that
+A chapter for instructors (its manifest's ``audience="instructor"``) is not in the working copy; ``--solutions``
+has it. A chapter already in the copy is never rewritten: it holds the learner's answers. After a ``git pull`` that
 changed a chapter, running this again writes the new version *beside* the learner's as
 ``<chapter>.updated.ipynb`` and says so, to open side by side and carry the answers over (or to replace the old
 file with, once the answers are moved). ``.made-from.json`` in the copy remembers which version of each chapter
@@ -39,7 +40,7 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from make_student import NOTEBOOKS, ROOT, is_check_cell, studentize  # noqa: E402
+from make_student import NOTEBOOKS, ROOT, is_check_cell, learners_notebooks, studentize  # noqa: E402
 
 DEFAULT_OUT = ROOT / "workbook"
 SOLUTIONS_OUT = ROOT / "build" / "solutions"
@@ -56,8 +57,9 @@ def version(nb: nbformat.NotebookNode) -> str:
 
 def make_workbook(out: Path = DEFAULT_OUT, notebooks: Path = NOTEBOOKS) -> dict[str, list[str]]:
     """Create or update the working copy in ``out``; return the chapters ``added``, ``kept`` and ``updated``
-    (the last written beside the learner's file as ``<chapter>.updated.ipynb``)."""
-    paths = sorted(notebooks.glob("*.ipynb"))
+    (the last written beside the learner's file as ``<chapter>.updated.ipynb``). The instructors' chapters are left
+    out (``make_student.for_instructors``)."""
+    paths = learners_notebooks(notebooks)
     if not paths:
         raise FileNotFoundError(f"no notebooks in {notebooks}")
     out = Path(out)

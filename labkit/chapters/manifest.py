@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 
 from labkit.core import args
 
-__all__ = ["Chapter", "Judge"]
+__all__ = ["Chapter", "Judge", "AUDIENCES"]
+
+AUDIENCES = ("learner", "instructor")
+"""Who a chapter is for: every learner, or the instructor only (kept out of the learners' copies)."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,10 @@ class Chapter:
     - ``label_sets``: the ids of the label sets the learner labels in it (``"06-claims"``);
     - ``plans``: the recording plans of ``tools/record.py`` that make its recorded model responses;
     - ``probe``: modules of the Studies part whose functions learners call directly, probed with bad input;
-    - ``judges``: chapter 06's candidate judges, by name (adding a judge is one line here).
+    - ``judges``: chapter 06's candidate judges, by name (adding a judge is one line here);
+    - ``audience``: ``"learner"``, or ``"instructor"`` for a chapter that is built, navigated and checked like the
+      others but left out of the learner's working copy and the student copy (00's contents list it as for
+      instructors).
     """
 
     number: str
@@ -61,8 +67,11 @@ class Chapter:
     plans: tuple[str, ...] = ()
     probe: tuple[str, ...] = ()
     judges: tuple[Judge, ...] = field(default=())
+    audience: str = "learner"
 
     def __post_init__(self):
+        if self.audience not in AUDIENCES:
+            raise ValueError(f"audience must be one of {AUDIENCES}, got {self.audience!r}")
         if not re.fullmatch(r"\d\d[a-z]?", self.number):
             raise ValueError(f"number must be two digits and an optional letter ('04b'), got {self.number!r}")
         if not re.fullmatch(r"[a-z0-9]+(_[a-z0-9]+)*", self.slug):
@@ -90,6 +99,11 @@ class Chapter:
     def candidates(self) -> list[str]:
         """The judges compared and chosen among, in the manifest's order."""
         return [j.name for j in self.judges if j.candidate]
+
+    @property
+    def for_learners(self) -> bool:
+        """In the learner's working copy and the student copy (an instructor's chapter is not)."""
+        return self.audience == "learner"
 
     def sort_key(self) -> tuple[int, str]:
         return int(self.number[:2]), self.number[2:]

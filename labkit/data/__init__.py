@@ -7,4 +7,6 @@ The map of the whole package is ``labkit/__init__.py``'s docstring; this part's 
 - ``toys``: the source chapter's toy inputs, typed once
 - ``labels``: the learner's own labels: a label set, an append-only store in the user cache (02, 06, 07)
 - ``folder``: a folder of Markdown, text and HTML as a corpus; bad files skipped and said (capstone)
+- ``class_folder``: a class folder (``LABKIT_CLASS_DIR``): each learner's opt-in, owner-only drop file (11)
+- ``class_read``: a class folder read by its instructor: labels, self-checks, export; refusals said (11)
 """

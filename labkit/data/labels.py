@@ -10,6 +10,8 @@ right?) and 02_synthetic_hard_questions (how realistic is this question?).
   returns, under an exclusive lock, so a closed tab, a killed kernel or two kernels labelling the same set at
   once cannot corrupt the file. Labelling an item again appends a new line: the newest label counts and the
   history stays. Undo appends a line with ``"label": null`` (the item is unlabelled again).
+- :func:`append_line` — how every label line is written, here and in the class folder (:mod:`labkit.data.class_folder`):
+  whole, locked, synced, a torn last line cut off first.
 - :func:`read_labels` — a label file read back and checked line by line: a line from another label set, an
   unknown item id or a label outside the set is an error naming the file and line; a torn *last* line (the
   process died mid-write) is dropped with a warning, never read; an empty file holds no labels.
@@ -24,7 +26,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +34,7 @@ from labkit.core import args
 from labkit.core.cache import cache_dir, default_cache_dir
 from labkit.core.files import path_arg
 
-__all__ = ["LabelSet", "LabelStore", "read_labels", "history", "default_path"]
+__all__ = ["LabelSet", "LabelStore", "read_labels", "history", "default_path", "append_line", "append_lines"]
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,45 @@ def _unlock(fh) -> None:
         fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
+def append_line(path: Path, line: str, opener: Callable[[str, int], int] | None = None) -> None:
+    """Append ``line`` (one JSON object, no newline) to ``path`` whole: under an exclusive lock, a torn last line
+    left by a process that died mid-write cut off first (with a warning), then written, flushed and synced before
+    returning. Two processes appending at once take turns; a kill leaves at most one torn last line, which the
+    next append (and every reader) drops. ``opener`` is :func:`open`'s (the class folder's opens the file
+    owner-only and refuses a symlink); the file is opened for reading too, to find a torn line."""
+    path = path_arg("path", path)
+    append_lines(path, [args.text("line", line)], opener)
+
+
+def append_lines(path: Path, lines: list[str], opener: Callable[[str, int], int] | None = None) -> None:
+    """:func:`append_line` for several lines at once: one lock, one write, one sync (a batch of labels)."""
+    path = path_arg("path", path)
+    lines = args.strings("lines", lines, example="[json.dumps(record), ...]")
+    if opener is not None:
+        args.function("opener", opener, "an opener(path, flags) -> file descriptor, as open() takes")
+    if any("\n" in line for line in lines):
+        raise ValueError("each line must be one line: a newline inside one would be read as two labels")
+    with open(path, "a+b", opener=opener) as fh:
+        _lock(fh)
+        try:
+            fh.seek(0, os.SEEK_END)
+            end = fh.tell()
+            if end:
+                fh.seek(end - 1)
+                if fh.read(1) != b"\n":  # a torn line left by a process that died mid-write
+                    fh.seek(0)
+                    data = fh.read()
+                    keep = data.rfind(b"\n") + 1
+                    fh.truncate(keep)
+                    warnings.warn(f"{path}: dropped an incomplete last line before writing", stacklevel=3)
+            fh.seek(0, os.SEEK_END)
+            fh.write("".join(line + "\n" for line in lines).encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        finally:
+            _unlock(fh)
+
+
 class LabelStore:
     """The labels of one label set, appended to a JSONL file in the user cache (or ``path``)."""
 
@@ -192,25 +233,7 @@ class LabelStore:
             raise ValueError(f"label must be one of {self.label_set.labels}, got {label!r}")
         line = json.dumps({"set": self.label_set.id, "item": item, "label": label, "rater": self.rater})
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a+b") as fh:
-            _lock(fh)
-            try:
-                fh.seek(0, os.SEEK_END)
-                end = fh.tell()
-                if end:
-                    fh.seek(end - 1)
-                    if fh.read(1) != b"\n":  # a torn line left by a process that died mid-write
-                        fh.seek(0)
-                        data = fh.read()
-                        keep = data.rfind(b"\n") + 1
-                        fh.truncate(keep)
-                        warnings.warn(f"{self.path}: dropped an incomplete last line before writing", stacklevel=3)
-                fh.seek(0, os.SEEK_END)
-                fh.write((line + "\n").encode("utf-8"))
-                fh.flush()
-                os.fsync(fh.fileno())
-            finally:
-                _unlock(fh)
+        append_line(self.path, line)
 
     def add(self, item: str, label: str) -> None:
         """Label ``item`` (again, if it had a label: the newest counts, the history stays)."""

@@ -14,6 +14,9 @@ The printout is deterministic (nbval compares it):
 - the right value        ->  "correct"
 - anything else          ->  "not yet", how close a number must be, and a hint
 
+With a class folder and :func:`share_progress` called (opt-in), each "correct" or "not yet" is also sent to the
+instructor (:mod:`labkit.data.class_folder`), and the line says so.
+
 Numbers count when they are within the exercise's tolerance (±0.005 unless the exercise says otherwise, so two
 decimals are enough: 0.33 answers 1/3), and may be given as ``0.33``, ``"1/3"`` or ``"33%"``. Words ignore case,
 spaces and a trailing ``@k``: ``"MRR@k"``, ``"mrr"`` and ``"MRR@3"`` are the same answer.
@@ -26,9 +29,10 @@ import re
 from numbers import Real
 from typing import Any
 
+from labkit.data.class_folder import ProgressDrop, open_class
 from labkit.exercises import EXERCISES, Exercise
 
-__all__ = ["exercise", "EXERCISES", "Exercise", "not_answered"]
+__all__ = ["exercise", "EXERCISES", "Exercise", "not_answered", "share_progress"]
 
 
 def _is_number(x: Any) -> bool:
@@ -145,6 +149,44 @@ def exercise(number: str, answer: Any, **objects: Any) -> None:
     if answer is None or answer is Ellipsis:
         print(not_answered(number))
     elif _same(answer, expected := _expected(ex, number, objects), ex.tol):
-        print(f"Exercise {number}: correct.")
+        print(f"Exercise {number}: correct.{_shared(number, 'correct')}")
     else:
-        print(f"Exercise {number}: not yet{_tolerance(ex, expected)}. Hint: {ex.hint}.")
+        print(f"Exercise {number}: not yet{_tolerance(ex, expected)}. Hint: {ex.hint}.{_shared(number, 'not yet')}")
+
+
+def _drop() -> ProgressDrop | None:
+    folder = open_class()
+    return None if folder is None else ProgressDrop(folder)
+
+
+def _shared(number: str, verdict: str) -> str:
+    """Send a verdict to the class folder when the learner has opted in; what to add to the printed line."""
+    try:
+        drop = _drop()
+    except (OSError, ValueError):  # no usable class folder: nothing was ever shared, nothing to say
+        return ""
+    if drop is None or not drop.opted_in:
+        return ""
+    try:
+        drop.record(number, verdict)
+    except (OSError, ValueError) as err:
+        return f" (not shared with the instructor: {err})"
+    return " (shared with the instructor)"
+
+
+def share_progress(on: bool = True) -> None:
+    """Share your self-checks' verdicts with the instructor (``on=False``: stop, and remove what was shared).
+
+    Needs a class folder (``LABKIT_CLASS_DIR``, set by the hub); opt-in: nothing is shared until you call this.
+    From then on each check you run sends one line, ``{"exercise": "3.2", "verdict": "correct"}``, under your
+    pseudonymous learner id, into a file only you can write and only the instructors can read.
+    """
+    drop = _drop()
+    if drop is None:
+        print("No class folder (LABKIT_CLASS_DIR is not set): your self-checks stay on this account.")
+    elif on:
+        drop.opt_in()
+        print(f"Your self-checks are shared with the instructor (as learner {drop.learner}) from now on.")
+    else:
+        removed = drop.withdraw()
+        print("Your self-checks are not shared" + (" any more; what was shared is removed." if removed else "."))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from labkit.core import args
@@ -54,10 +55,12 @@ class Dropped:
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
 
 
-def _normalised(text: str) -> tuple[str, list[int], list[int]]:
+@lru_cache(maxsize=64)
+def _normalised(text: str) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
     """``text`` folded (:func:`labkit.text.words.fold`: NFC, case folded) with white-space runs collapsed and curly
     quotes straightened, and for each character of the result the start and end offsets in ``text`` of the
-    original characters it came from (an ``e`` + combining accent is one ``é`` that came from two)."""
+    original characters it came from (an ``e`` + combining accent is one ``é`` that came from two). Kept for the
+    last documents seen: every quote of a document is located in the same normalised text."""
     folded, starts, ends = fold_with_offsets(text)
     out, start, end = [], [], []
     prev_space = False
@@ -74,7 +77,7 @@ def _normalised(text: str) -> tuple[str, list[int], list[int]]:
             prev_space = False
         start.append(a)
         end.append(b)
-    return "".join(out), start, end
+    return "".join(out), tuple(start), tuple(end)
 
 
 def locate_quote(quote: str, document: str, within: tuple[int, int] | None = None) -> tuple[int, int] | None:

@@ -11,4 +11,6 @@ ideas themselves (a metric, a judge, a harness) live in the flat modules above; 
 - ``position_view``     04: one question of the position study, for reading
 - ``answers_data``      07-09: the reader's recorded answers and their correctness labels
 - ``cascade``           09: the small model first, the large one when the small answer fails a check
+- ``class_sim``         11: a simulated class (simulated raters, never people) written into a class folder
+- ``class_lessons``     11: the chapters' lessons re-run on a class's majority, beside the AI rater's labels
 """

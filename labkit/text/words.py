@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 from labkit.core import args
 
@@ -119,9 +119,16 @@ def numbers(text: str) -> list[str]:
     return out
 
 
-def _term_set(name: str, value: str | Iterable[str]) -> set[str]:
+@lru_cache(maxsize=16384)
+def _text_terms(text: str) -> frozenset[str]:
+    """A text's term set, kept for the texts seen last: a look-alike search compares one chunk with every other,
+    and each chunk's terms are found once, not once per comparison."""
+    return frozenset(terms(text))
+
+
+def _term_set(name: str, value: str | Iterable[str]) -> frozenset[str] | set[str]:
     if isinstance(value, str):
-        return set(terms(value))
+        return _text_terms(value)
     if isinstance(value, bytes | bytearray):
         raise ValueError(f"{name} must be a text or a collection of terms, got bytes: decode it first (.decode())")
     given = args.strings(name, value, example='"VPN error" or {"vpn", "error"}')

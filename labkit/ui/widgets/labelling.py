@@ -7,6 +7,11 @@ one key per label, shown on its buttons (``s`` supported, ``u`` unsupported, ...
 never the repository) before the next item appears, so closing the tab loses nothing. The keys are read by a
 text box: JupyterLab's own one-key shortcuts (``b`` inserts a cell, ``z`` undoes one) are off while it has focus.
 
+With a class folder (``LABKIT_CLASS_DIR``, :mod:`labkit.data.class_folder`) the widget shows one more line: a
+box to tick to share the labels with the instructor (opt-in; the labels given so far are sent, then each new one
+after it is saved in the learner's own store), which then says "your labels are shared with the instructor";
+unticking removes the shared file. Without a class folder nothing changes.
+
 The renderers (:func:`claim_html`, :func:`answer_html`, :func:`passage_html`, :func:`question_html`) are plain
 functions, and :meth:`Labeller.press` is what a key does, so the chapters and the unit tests use them without a
 browser.
@@ -22,6 +27,7 @@ import anywidget
 import traitlets
 
 from labkit.core import args
+from labkit.data.class_folder import LabelDrop, open_class
 from labkit.data.labels import RESERVED_KEYS, LabelSet, LabelStore
 
 __all__ = ["Labeller", "claim_html", "answer_html", "passage_html", "question_html"]
@@ -44,7 +50,14 @@ function render({ model, el }) {
   message.className = "lk-lab-message";
   const view = document.createElement("div");
   view.className = "lk-lab-item";
-  el.append(top, buttons, message, view);
+  const share = document.createElement("label");
+  share.className = "lk-lab-share";
+  const tick = document.createElement("input");
+  tick.type = "checkbox";
+  tick.addEventListener("change", () => model.send({ share: tick.checked }));
+  const said = document.createElement("span");
+  share.append(tick, said);
+  el.append(top, share, buttons, message, view);
   const press = (key) => model.send({ key: key });
   input.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey || e.key === "Tab") return;
@@ -54,6 +67,9 @@ function render({ model, el }) {
     input.value = "";
   });
   const draw = () => {
+    share.style.display = model.get("share") ? "" : "none";
+    tick.checked = model.get("shared");
+    said.textContent = " " + model.get("share");
     progress.textContent = model.get("progress");
     message.textContent = model.get("message");
     view.innerHTML = model.get("view");
@@ -66,7 +82,7 @@ function render({ model, el }) {
       return b;
     }));
   };
-  for (const name of ["progress", "message", "view", "buttons"]) model.on(`change:${name}`, draw);
+  for (const name of ["progress", "message", "view", "buttons", "share", "shared"]) model.on(`change:${name}`, draw);
   draw();
 }
 export default { render };
@@ -79,6 +95,7 @@ _CSS = """
 .lk-lab-keys { width: 16em; }
 .lk-lab-buttons { margin: 6px 0; display: flex; gap: 6px; flex-wrap: wrap; }
 .lk-lab-message { color: #555; min-height: 1.2em; }
+.lk-lab-share { display: block; margin-top: 4px; color: #333; }
 .lk-lab-item { max-height: 420px; overflow: auto; }
 .lk-lab-item pre { white-space: pre-wrap; font-size: 12px; }
 .lk-lab-item mark { background: #ffe58a; }
@@ -150,9 +167,14 @@ class Labeller(anywidget.AnyWidget):
     message = traitlets.Unicode("").tag(sync=True)
     buttons = traitlets.List([]).tag(sync=True)
     current = traitlets.Unicode("").tag(sync=True)
+    share = traitlets.Unicode("").tag(sync=True)
+    shared = traitlets.Bool(False).tag(sync=True)
 
-    def __init__(self, label_set: LabelSet, render: Callable[[str], str], store: LabelStore, target: int = 30):
+    def __init__(self, label_set: LabelSet, render: Callable[[str], str], store: LabelStore, target: int = 30,
+                 drop: LabelDrop | None = None, drop_error: str = ""):  # fmt: skip
         super().__init__()
+        if drop is not None and (not isinstance(drop, LabelDrop) or drop.label_set is not label_set):
+            raise ValueError("drop must be a LabelDrop of the same label_set (class_folder.LabelDrop), or None")
         if not isinstance(store, LabelStore) or store.label_set is not label_set:
             raise ValueError("store must be a LabelStore of the same label_set: LabelStore(label_set)")
         if not callable(render):
@@ -163,14 +185,49 @@ class Labeller(anywidget.AnyWidget):
         self.buttons = [[k, v] for k, v in label_set.keys.items()]
         labelled = store.labels()
         first = next((i for i, item in enumerate(label_set.items) if item not in labelled), 0)
+        self.drop = drop
+        self.shared = drop is not None and drop.opted_in
+        self.share = _share_text(drop, self.shared, drop_error)
         self._show(first)
-        self.on_msg(lambda _w, content, _b: self.press(str(content.get("key", ""))))
+        self.on_msg(lambda _w, content, _b: self._on_message(content))
+
+    def _on_message(self, content: dict) -> None:
+        if "share" in content:
+            self.set_sharing(bool(content["share"]))
+        else:
+            self.press(str(content.get("key", "")))
+
+    def set_sharing(self, on: bool) -> None:
+        """Opt in (``True``: the labels given so far are sent, then every new one) or out (``False``: the file
+        shared so far is removed; your own store keeps everything). Nothing happens without a class folder."""
+        if self.drop is None:
+            self._show(self.position, "no class folder (LABKIT_CLASS_DIR): your labels stay on this account")
+            return
+        try:
+            if on:
+                sent = self.drop.opt_in(self.store.labels())
+                note = f"shared with the instructor: {sent} label(s) sent, and every new one"
+            else:
+                self.drop.withdraw()
+                note = "not shared any more: the file shared so far was removed (your own store keeps every label)"
+        except (OSError, ValueError) as err:
+            note = f"could not change sharing: {err}"
+        self.shared = self.drop.opted_in
+        self.share = _share_text(self.drop, self.shared, "")
+        self._show(self.position, note)
 
     @classmethod
     def at(cls, label_set: LabelSet, render: Callable[[str], str], path, target: int = 30) -> Labeller:
         """A labeller whose labels go to the label file at ``path`` (a chapter passes its
-        ``labelling.store_path(set id)``: the user cache, never the repository)."""
-        return cls(label_set, render, LabelStore(label_set, path), target=target)
+        ``labelling.store_path(set id)``: the user cache, never the repository) and, when ``LABKIT_CLASS_DIR``
+        names a class folder and the learner opts in, to the class folder too."""
+        drop, error = None, ""
+        try:
+            folder = open_class()
+            drop = LabelDrop(folder, label_set) if folder is not None else None
+        except (OSError, ValueError) as err:
+            error = f"the class folder cannot be used ({err}): your labels stay on this account"
+        return cls(label_set, render, LabelStore(label_set, path), target=target, drop=drop, drop_error=error)
 
     def _repr_mimebundle_(self, **kwargs):
         """The live widget, plus what an opened notebook shows before the cell runs: a line saying to run it and
@@ -204,14 +261,14 @@ class Labeller(anywidget.AnyWidget):
             item = ls.items[self.position]
             self.store.add(item, ls.keys[key])
             self._done.append(item)
-            self._show(self._next_unlabelled(), f"saved: {item} = {ls.keys[key]}")
+            self._show(self._next_unlabelled(), f"saved: {item} = {ls.keys[key]}" + self._to_class(item, ls.keys[key]))
         elif key == RESERVED_KEYS[0]:
             if not self._done:
                 self._show(self.position, "nothing to undo in this session")
                 return
             item = self._done.pop()
             self.store.undo(item)
-            self._show(ls.items.index(item), f"undone: {item} is unlabelled again")
+            self._show(ls.items.index(item), f"undone: {item} is unlabelled again" + self._to_class(item, None))
         elif key == RESERVED_KEYS[1]:
             self._show(self.position + 1, "skipped")
         elif key == RESERVED_KEYS[2]:
@@ -219,6 +276,16 @@ class Labeller(anywidget.AnyWidget):
         else:
             keys = ", ".join(f"{k} = {v}" for k, v in ls.keys.items())
             self._show(self.position, f"keys: {keys}; z = undo, n = next, b = back")
+
+    def _to_class(self, item: str, label: str | None) -> str:
+        """Send a label (or an undo) to the class folder when shared; what to add to the message."""
+        if not self.shared or self.drop is None:
+            return ""
+        try:
+            sent = self.drop.add(item, label) if label is not None else self.drop.undo(item)
+        except (OSError, ValueError) as err:
+            return f" (saved in your store; not shared: {err})"
+        return " (shared with the instructor)" if sent else ""
 
     def _next_unlabelled(self) -> int:
         labelled = self.store.labels()
@@ -228,3 +295,14 @@ class Labeller(anywidget.AnyWidget):
             if self.label_set.items[j] not in labelled:
                 return j
         return (self.position + 1) % n
+
+
+def _share_text(drop: LabelDrop | None, shared: bool, error: str) -> str:
+    """What the widget says about sharing ("" without a class folder: nothing is shown)."""
+    if error:
+        return error
+    if drop is None:
+        return ""
+    if shared:
+        return f"your labels are shared with the instructor (as learner {drop.learner}; untick to stop)"
+    return "share my labels with the instructor (not shared: your labels stay on this account)"
