@@ -9,7 +9,7 @@ NB ?= 03_metrics_by_hand
 PORT ?= 8888
 
 .PHONY: lab lab-solutions test lint unit nbval browser screenshots student app bench notebooks nav clean llm llm-server \
-	test-llm record
+	test-llm record classroom classroom-install classroom-users classroom-stop test-classroom
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -108,3 +108,30 @@ record: llm
 
 clean:
 	rm -rf build .pytest_cache
+
+# ---------------------------------------------------------------- the classroom hub (root; README, "For instructors")
+# make classroom CLASS=roster.csv [HUB_FLAGS="--ip 10.0.0.5 --ssl-cert C.pem --ssl-key K.pem --mem-limit 2G"]
+# installs .venv-hub/ (requirements-hub.txt), the proxy (package-lock.json) and the learners' shared environment
+# (/opt/labkit-class), makes one account per roster line, then starts JupyterHub in the background on 127.0.0.1:8000.
+CLASS ?= classroom/roster.example.csv
+HUB_FLAGS ?=
+HUB_PY := .venv-hub/bin/python
+
+classroom-install:
+	$(PY) classroom/classroom.py install
+
+classroom: classroom-install
+	$(HUB_PY) classroom/classroom.py users --class $(CLASS)
+	$(HUB_PY) classroom/classroom.py start --class $(CLASS) $(HUB_FLAGS)
+
+## classroom-users: one system account per roster line (make classroom-users CLASS=roster.csv; REMOVE=1 removes them)
+classroom-users: $(if $(REMOVE),,classroom-install)
+	$(PY) classroom/classroom.py users --class $(CLASS) $(if $(REMOVE),--remove,)
+
+## classroom-stop: stop the hub, its proxy and every learner's server (the accounts stay: classroom-users REMOVE=1)
+classroom-stop:
+	$(PY) classroom/classroom.py stop
+
+## test-classroom: a real hub, three browser-driven learners and the isolation checks (root; tests/test_classroom.py)
+test-classroom: $(STAMP) classroom-install
+	LABKIT_CLASSROOM_TESTS=1 $(BIN)/python -m pytest -q -m classroom tests/test_classroom.py --durations=5

@@ -69,6 +69,8 @@ Measures — pure computations on rankings, grades, verdicts and traces (``labki
 Data — what ``data/`` holds, and the source's toys (``labkit/data/``)
 - ``data.corpus``           the handbook corpus and labelled queries, published tables
 - ``data.trec``             TREC qrels and run files, read and written as trec_eval reads them (03)
+- ``data.quotes``           gold as quotes: found in the extracted text; the gold rule (10)
+- ``data.trec_ids``         ids TREC files can hold for any file name, reversible; ids.tsv (10)
 - ``data.toys``             the source chapter's toy inputs, typed once
 - ``data.labels``           the learner's own labels: a label set, an append-only store in the user cache (02, 06, 07)
 - ``data.folder``           a folder of Markdown, text and HTML as a corpus; bad files skipped and said (capstone)

@@ -25,6 +25,10 @@ TERMS = {  # the glossary heading's anchor: how a chapter's prose uses the term
     "Paired-interval": r"\bpaired\b",
     "TPR-and-TNR": r"\bTPR\b|\bTNR\b",
     "Kappa": r"κ|(?i:kappa)",
+    "Evidence-coverage": r"\bEC@|(?i:evidence coverage)",
+    "Holm": r"\bHolm\b",
+    "Simultaneous-interval": r"(?i)\bsimultaneous\b",
+    "Family-and-lead": r"\bstats\.Family\b|(?i:\bfamily of comparisons\b)",
 }
 
 

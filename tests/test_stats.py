@@ -91,16 +91,29 @@ def test_interaction_is_a_difference_of_effects(rng):
     assert out["low"] < out["interaction"] < out["high"]
 
 
-def test_compare_many_counts_adjusts_and_widens(rng):
+def test_compare_many_decides_each_row_by_its_simultaneous_interval(rng):
     base = rng.normal(0, 1, 50)
     comparisons = {f"c{i}": (base + rng.normal(0.05 * i, 0.5, 50), base) for i in range(6)}
     frame = stats.compare_many(comparisons)
     assert frame.attrs["comparisons"] == 6 and list(frame.index) == list(comparisons)
-    assert (frame["p (Holm)"] >= frame["p"]).all()
-    assert ((frame["sim low"] <= frame["low"]) & (frame["sim high"] >= frame["high"])).all()
-    assert frame["resolved"].tolist() == (frame["p (Holm)"] < 0.05).tolist()
+    assert list(frame.columns) == ["difference", "low", "high", "p", "verdict"]
+    excludes = (frame["low"] > 0) | (frame["high"] < 0)
+    assert (frame["verdict"] == "resolved").tolist() == excludes.tolist() == (frame["p"] <= 0.05).tolist()
+    marginal = [stats.diff_ci(a, b, paired=True)["high"] - stats.diff_ci(a, b, paired=True)["low"]
+                for a, b in comparisons.values()]  # fmt: skip
+    assert ((frame["high"] - frame["low"]).to_numpy() > marginal).all()  # simultaneous: wider than each alone
+    assert "among 6" in frame.attrs["findings"]["c5"].sentence
     with pytest.raises(ValueError, match="comparisons must be a non-empty dict"):
         stats.compare_many({})
+
+
+def test_compare_many_of_sixty_refuses_too_few_resamples_and_names_the_fix(rng):
+    base = rng.normal(0, 1, 30)
+    comparisons = {f"c{i}": (base + rng.normal(0, 0.5, 30), base) for i in range(60)}
+    frame = stats.compare_many(comparisons, n=10_000)  # the max-|t| tail: 500 resamples whatever m is
+    assert len(frame) == 60 and frame.attrs["findings"]["c0"].family_size == 60
+    with pytest.raises(ValueError, match="resamples"):
+        stats.compare_many(comparisons, n=200)
 
 
 def test_percentile_bootstrap_of_a_constant_has_no_width_which_is_why_proportions_use_wilson():

@@ -6,6 +6,7 @@
     python -m labkit labels export [DIR] --out class.jsonl                # its labels, one line per label
     python -m labkit labels merge class.jsonl other.jsonl --set 06-claims  # two classes' exports, together
     python -m labkit report DOCS --queries Q.jsonl --out DIR             # retrieval on your folder: HTML + TREC
+    python -m labkit text DOCS FILE --find "a quote"                      # a file's extracted text; a quote's offsets
     python -m labkit data [--stats]                                       # check data/, or count it
     python -m labkit llm install|serve|ask                                # the optional local language model
     python -m labkit synth write-sets                                     # 02's generated sets from the recordings
@@ -23,6 +24,8 @@ said), which ``labels merge`` reads beside another class's export.
 
 ``report`` is :func:`labkit.commands.report.write_report`: chapter 10's retrieval measurements on any folder and its
 questions file (default: the bundled Python documentation), as ``DIR/report.html`` plus TREC qrels and runs.
+``text`` prints a file's extracted text, the text gold offsets count in (:data:`labkit.data.quotes.GOLD_RULE`):
+``--offsets`` with a ruler, ``--find QUOTE`` the offsets of a quote (:func:`show_text`).
 
 ``data`` validates every file of ``data/`` (``--stats``: documents and queries per slice, kind and split). ``llm``
 joins and verifies the local model's weights (``install``), serves one with llama.cpp's OpenAI-compatible server on
@@ -38,7 +41,8 @@ import sys
 from pathlib import Path
 
 from labkit.commands import report
-from labkit.data import class_folder, class_read
+from labkit.core import args
+from labkit.data import class_folder, class_read, folder, quotes
 from labkit.data import corpus as data
 from labkit.data.labels import LabelSet, history
 from labkit.generation.llm import local
@@ -46,7 +50,7 @@ from labkit.measures import stats
 from labkit.studies import labelling
 from labkit.studies import synth_data as sd
 
-__all__ = ["main", "merge", "export", "init"]  # report: labkit.commands.report.write_report
+__all__ = ["main", "merge", "export", "init", "show_text", "ruler"]  # report: labkit.commands.report.write_report
 
 KNOWN = {"06-claims": labelling.claims_set, "07-answers": labelling.answers_set, "02-realism": labelling.realism_set,
          "10-relevance": labelling.relevance_set, "10-answers": labelling.pydocs_answers_set}  # fmt: skip
@@ -156,6 +160,38 @@ def init(folder: Path, group: str | None, title: str = "", names: str = "pseudon
     return problems
 
 
+def ruler(text: str) -> str:
+    """``text`` with each line prefixed by the offset of its first character (a ruler to read offsets from)."""
+    text = args.text("text", text, allow_empty=True)
+    lines, at = [], 0
+    for line in text.split("\n"):
+        lines.append(f"{at:>8}  {line}")
+        at += len(line) + 1
+    return "\n".join(lines)
+
+
+def show_text(path: str, file: str | None = None, offsets: bool = False, find: str | None = None) -> str:
+    """What ``python -m labkit text`` prints: the extracted text of the file ``path`` (or of ``file``, relative to
+    the folder ``path``), the text gold offsets count in; with a ruler when ``offsets``; or, with ``find``, where that
+    quote occurs (start, end, and the span to paste as gold; an error showing the nearest match or every candidate)."""
+    path = Path(args.text("path", path))
+    if file is not None:
+        if not path.is_dir():
+            raise ValueError(f"{path} is not a folder: give DOCS FILE (FILE relative to DOCS), or the file alone")
+        file = args.text("file", file)
+        doc = folder.read_document(path / file, Path(file).as_posix())
+    else:
+        doc = folder.read_document(path)
+    if find is not None:
+        a, b = quotes.locate_quote(doc.text, args.text("find", find), "--find", doc.id)
+        span = json.dumps({"doc": doc.id, "start": a, "end": b}, ensure_ascii=False)
+        return f"start {a}, end {b} (of {len(doc.text):,} characters)\n{span}"
+    if offsets:
+        head = f"# {doc.id}: {len(doc.text):,} characters of extracted text; each line starts at the offset shown\n"
+        return head + ruler(doc.text)
+    return doc.text.removesuffix("\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m labkit", description="The workbook's commands.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -180,7 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     cc = cls_cmd.add_parser("check", help="a class folder's permissions, checked")
     cc.add_argument("folder", type=Path, nargs="?", default=None)
-    r = sub.add_parser("report", help="retrieval on a folder of documents: an HTML page and TREC files")
+    r = sub.add_parser("report", help="retrieval on a folder of documents: an HTML page and TREC files",
+                       description=f"Gold: {quotes.GOLD_RULE}. A question the documents cannot answer: "
+                       '"answerable": false with "gold": [].')  # fmt: skip
     r.add_argument("documents", nargs="?", default=None, help="folder of .md/.txt/.html (default: the bundled corpus)")
     r.add_argument("--queries", default=None, help="JSONL questions with gold spans (needed with DOCUMENTS)")
     r.add_argument("--out", required=True, type=Path, help="folder to write report.html, qrels.txt, run-*.txt into")
@@ -188,6 +226,14 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--source", default=None, help='whose documents, for the prompt (e.g. "the Acme manual")')
     r.add_argument("--asker", default=None, help='who asks, for the prompt (e.g. "a customer")')
     r.add_argument("--answer-labels", default=None, help="JSONL of {qid, label} for the answers: adds the 2x2")
+    r.add_argument("--format", default="html", choices=report.FORMATS, dest="fmt",
+                   help="html: report.html to read; json: report.json for scripts and CI")  # fmt: skip
+    t = sub.add_parser("text", help="the text extracted from a file: the text gold offsets count in",
+                       description=f"Gold: {quotes.GOLD_RULE}.")  # fmt: skip
+    t.add_argument("path", help="a file, or the folder of documents (then FILE, relative to it)")
+    t.add_argument("file", nargs="?", default=None, help="with a folder: the file, as a gold span's doc names it")
+    t.add_argument("--offsets", action="store_true", help="prefix each line with the offset it starts at")
+    t.add_argument("--find", default=None, metavar="QUOTE", help="print where QUOTE occurs: start, end, the span")
     d = sub.add_parser("data", help="check data/ (every file), or print its counts")
     d.add_argument("--stats", action="store_true", help="print corpus and query counts")
     llm_cmd = sub.add_parser("llm", help="the optional local language model").add_subparsers(
@@ -223,9 +269,11 @@ def main(argv: list[str] | None = None) -> int:
             print(sd.write_sets())
         elif ns.command == "report":
             written = report.write_report(ns.out, ns.documents, ns.queries, ns.llm, ns.source, ns.asker,
-                                          ns.answer_labels)  # fmt: skip
+                                          ns.answer_labels, ns.fmt)  # fmt: skip
             for name, path in written.items():
                 print(f"{name}: {path}")
+        elif ns.command == "text":
+            print(show_text(ns.path, ns.file, ns.offsets, ns.find))
         elif ns.command == "class" and ns.action == "init":
             init(ns.folder, ns.group, ns.title, ns.names)
         elif ns.command == "class":

@@ -9,4 +9,6 @@ The map of the whole package is ``labkit/__init__.py``'s docstring; this part's 
 - ``folder``: a folder of Markdown, text and HTML as a corpus; bad files skipped and said (capstone)
 - ``class_folder``: a class folder (``LABKIT_CLASS_DIR``): each learner's opt-in, owner-only drop file (11)
 - ``class_read``: a class folder read by its instructor: labels, self-checks, export; refusals said (11)
+- ``quotes``: gold as quotes, found in the extracted text; the gold rule (10)
+- ``trec_ids``: ids TREC files can hold for any file name, reversible; ids.tsv (10)
 """

@@ -28,6 +28,7 @@ from typing import Any
 from labkit import data_dir
 from labkit.core import args
 from labkit.core.files import path_arg, read_text
+from labkit.data import quotes
 from labkit.text.chunking import DEFAULT_OVERLAP, DEFAULT_SIZE, chunk_corpus
 
 __all__ = [
@@ -156,24 +157,52 @@ class Query:
         return self.rewritten or self.question
 
     @property
+    def answerable(self) -> bool:
+        """False for a question the documents cannot answer (``"answerable": false``, no gold): left out of the
+        retrieval means, kept for the reader, who should decline it."""
+        return bool(self.gold)
+
+    @property
     def gold_docs(self) -> set[str]:
         return {s.doc for s in self.gold}
 
 
+SPAN_KEYS = {"doc", "start", "end", "quote", "grade"}
+"""What a span may hold: ``doc``, ``start``/``end`` or a ``quote`` (or both, which must agree), ``grade``."""
+
+
 def _span(obj: Any, where: str, corpus: Mapping[str, Document], graded: bool) -> Span:
     if not isinstance(obj, Mapping) or "doc" not in obj:
-        raise ValueError(f"{where}: a span needs at least 'doc'")
+        raise ValueError(f"{where}: a span needs at least 'doc', and start/end or a quote")
+    unknown = sorted(set(obj) - SPAN_KEYS)
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {unknown} in a span; a span holds {sorted(SPAN_KEYS)}")
     doc = obj["doc"]
     if not isinstance(doc, str) or doc not in corpus:
         raise ValueError(f"{where}: unknown doc id {doc!r}; known ids look like {next(iter(corpus))!r}")
-    n = len(corpus[doc].text)
-    start, end = obj.get("start", 0), obj.get("end", n)
+    text = corpus[doc].text
+    n = len(text)
+    has = [k for k in ("start", "end") if k in obj]
+    if len(has) == 1:
+        raise ValueError(f"{where}: a span with {has[0]} needs {'end' if has[0] == 'start' else 'start'} too")
+    if not has and "quote" not in obj:
+        raise ValueError(f"{where}: a span of {doc} needs start/end or a quote (never the whole document by default)")
+    if "quote" in obj:
+        if not isinstance(obj["quote"], str) or not obj["quote"].strip():
+            raise ValueError(f"{where}: quote must be the passage's words, got {obj['quote']!r:.60}")
+        start, end = quotes.locate_quote(text, obj["quote"], where, doc)
+        if has and (obj["start"], obj["end"]) != (start, end):
+            raise ValueError(f"{where}: start/end [{obj['start']}, {obj['end']}) disagree with the quote, found at "
+                             f"[{start}, {end}) in {doc}'s extracted text: keep one of them")  # fmt: skip
+    else:
+        start, end = obj["start"], obj["end"]
     for key, v in (("start", start), ("end", end)):
         if isinstance(v, bool) or not isinstance(v, int):
             raise ValueError(f"{where}: {key} {v!r} must be a whole number of characters")
     if not 0 <= start < end <= n:
-        raise ValueError(f"{where}: span [{start}, {end}) is outside {doc} (0..{n}) or empty")
-    if not corpus[doc].text[start:end].strip():
+        raise ValueError(f"{where}: span [{start}, {end}) is outside {doc} (0..{n}) or empty; the text the tool "
+                         f"reads holds {n:,} characters: {quotes.GOLD_RULE}")  # fmt: skip
+    if not text[start:end].strip():
         raise ValueError(f"{where}: span [{start}, {end}) of {doc} is only whitespace")
     grade = obj.get("grade", 0)
     if graded and (isinstance(grade, bool) or not isinstance(grade, int) or grade not in (1, 2, 3)):
@@ -214,10 +243,17 @@ def parse_query(obj: Any, where: str, corpus: Mapping[str, Document]) -> Query:
     for key in ("gold", "distractors", "history"):
         if not isinstance(obj.get(key, []), list):
             raise ValueError(f"{where}: {key} must be a list, got {type(obj[key]).__name__}")
-    if not obj["gold"]:
-        raise ValueError(f"{where}: gold must hold at least one span")
-    gold = tuple(_span(s, f"{where} gold[{i}]", corpus, True) for i, s in enumerate(obj["gold"]))
-    dis = tuple(_span(s, f"{where} distractors[{i}]", corpus, False) for i, s in enumerate(obj.get("distractors", [])))
+    answerable = obj.get("answerable", True)
+    if not isinstance(answerable, bool):
+        raise ValueError(f"{where}: answerable must be true or false, got {answerable!r:.60}")
+    if answerable and not obj["gold"]:
+        raise ValueError(f"{where}: gold must hold at least one span; a question the documents cannot answer is "
+                         'marked "answerable": false with "gold": []')  # fmt: skip
+    if not answerable and obj["gold"]:
+        raise ValueError(f'{where}: a question marked "answerable": false has no gold; drop its spans or the mark')
+    at = f"{where} ({qid})"
+    gold = tuple(_span(s, f"{at} gold[{i}]", corpus, True) for i, s in enumerate(obj["gold"]))
+    dis = tuple(_span(s, f"{at} distractors[{i}]", corpus, False) for i, s in enumerate(obj.get("distractors", [])))
     for i, h in enumerate(obj.get("history", [])):
         if not isinstance(h, str) or not h.strip():
             raise ValueError(f"{where}: history[{i}] must be a non-empty string, got {h!r:.60}")
@@ -226,7 +262,8 @@ def parse_query(obj: Any, where: str, corpus: Mapping[str, Document]) -> Query:
         raise ValueError(f"{where}: rewritten must be a non-empty string or null, got {rewritten!r:.60}")
     if obj.get("history") and not rewritten:
         raise ValueError(f"{where}: a follow-up with history needs 'rewritten'")
-    known = {"qid", "question", "answer", "slice", "kind", "split", "gold", "distractors", "history", "rewritten"}
+    known = {"qid", "question", "answer", "slice", "kind", "split", "gold", "distractors", "history", "rewritten",
+             "answerable"}  # fmt: skip
     return Query(
         qid=obj["qid"],
         question=obj["question"],

@@ -8,12 +8,14 @@ for the handbook, so chunking, indexing, gold spans and every metric work unchan
 path relative to the folder, with ``/`` separators and its suffix (``tutorial/controlflow.html``): two files of
 one name in two subfolders stay two documents.
 
-Markdown and text files are kept as they are. An HTML page becomes Markdown-like text (:func:`html_to_text`,
+Markdown and text files are kept as they are, line ends normalised to LF (CRLF and CR become ``\n``) and a
+leading byte-order mark dropped. An HTML page becomes Markdown-like text (:func:`html_to_text`,
 with selectolax, a fast HTML5 parser): the main content only (a ``<main>``, ``role="main"`` or Sphinx's
 ``div.body`` when there is one), headings as ``#`` lines, list items as ``- `` lines, table rows as ``| a | b |``
-lines with a header separator, code blocks kept line by line. Gold spans are character offsets into *that*
-text, which :func:`html_to_text` produces deterministically from the page, so they stay valid as long as the
-page does. Nothing is written into the folder.
+lines with a header separator, code blocks kept line by line. **Gold spans are character offsets into *that*
+text**, the extracted text, never the raw file (:data:`labkit.data.quotes.GOLD_RULE`): :func:`read_document` gives
+it for one file (``python -m labkit text FILE`` prints it), and a gold ``quote`` is found in it. The extraction is
+deterministic, so offsets stay valid as long as the file does. Nothing is written into the folder.
 
 What cannot be loaded is skipped and reported, never silently dropped (:class:`Loaded.skipped`): a file that
 is not UTF-8 text, one over ``max_bytes``, an HTML page with no text, a file the user cannot read, a suffix
@@ -33,7 +35,7 @@ from labkit.core import args
 from labkit.core.files import path_arg
 from labkit.data.corpus import Document
 
-__all__ = ["SUFFIXES", "MAX_BYTES", "Skipped", "Loaded", "load_folder", "html_to_text"]
+__all__ = ["SUFFIXES", "MAX_BYTES", "Skipped", "Loaded", "load_folder", "read_document", "html_to_text"]
 
 SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".html": "html", ".htm": "html"}
 MAX_BYTES = 20_000_000
@@ -112,6 +114,24 @@ def load_folder(folder: str | os.PathLike, max_bytes: int = MAX_BYTES, progress:
         raise ValueError(f"folder {root} holds no document to load ({', '.join(sorted(SUFFIXES))}){seen}")
     out.corpus = dict(sorted(out.corpus.items()))
     return out
+
+
+def read_document(path: str | os.PathLike, doc_id: str | None = None, max_bytes: int = MAX_BYTES) -> Document:
+    """One file as :func:`load_folder` reads it: its ``text`` is the extracted text gold offsets count in.
+
+    ``doc_id`` (default: the file's name) is the id it gets; a file :func:`load_folder` would skip is a ValueError
+    giving the reason."""
+    path = Path(path_arg("path", path))
+    max_bytes = args.whole_number("max_bytes", max_bytes, minimum=1)
+    if path.is_dir():
+        raise IsADirectoryError(f"path {path} is a folder: give one file of it (.md, .txt or .html)")
+    if not path.is_file():
+        raise FileNotFoundError(f"path {path} not found: give an existing .md, .txt or .html file")
+    doc_id = path.name if doc_id is None else args.text("doc_id", doc_id)
+    doc, reason = _read(path, doc_id, max_bytes)
+    if doc is None:
+        raise ValueError(f"{path} is not loaded as a document ({reason})")
+    return doc
 
 
 def _rel(path: Path, root: Path) -> str:

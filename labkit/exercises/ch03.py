@@ -60,10 +60,12 @@ EXERCISES: dict[str, Exercise] = {
         "nDCG is 1 when every grade sits at or above every smaller grade",
     ),
     "3.5": Exercise(
-        "a bot answers single-fact questions from the top 3 chunks: which metric first? "
-        "('recall@k', 'ndcg@k', 'mrr' or 'hit@k')",
+        "a bot answers single-fact questions from the top 3 chunks: which metric depends only on where the first "
+        "relevant chunk is, rewarding it more the higher it sits? ('recall@k', 'ndcg@k', 'mrr' or 'hit@k')",
         lambda: "mrr",
-        "one fact needs one good chunk, and the earlier it appears the better (lost in the middle)",
+        "one fact needs one good chunk: hit@k ignores where it sits, recall@k counts every relevant chunk, and "
+        "nDCG also rewards putting the fact first but counts every other relevant chunk and its grade; which one "
+        "reads only the rank of the first",
     ),
     "3.6": Exercise(
         "nDCG@5 of Y = [0, 0, 0, 3, 0] with trec_eval's IDCG, judged grades [3, 1, 1, 1]",

@@ -12,6 +12,13 @@ def _toy_priority() -> str:
     return triage.priority(triage.triage(toys.TRIAGE_TRACES))
 
 
+def _verdict_of(gen_fail_finding) -> str:
+    """The answer the finding gives: "cannot tell" unless it is resolved, then the sign of the difference."""
+    if gen_fail_finding.lead or gen_fail_finding.verdict != "resolved":  # a lead is not a finding
+        return "cannot tell"
+    return "higher" if gen_fail_finding.estimate > 0 else "lower"
+
+
 def _toy_cells_changed_at_1() -> int:
 
     return sum(triage.quadrant(t, 5) != triage.quadrant(t, 1) for t in toys.TRIAGE_TRACES)
@@ -43,11 +50,14 @@ EXERCISES: dict[str, Exercise] = {
         objects={"definition_gap": "the per-slice count of queries where the two definitions disagree at k=3"},
     ),
     "7.5": Exercise(
-        "predict: is GEN_FAIL's share higher or lower when the reference-number rule replaces the rater labels",
-        lambda gen_fail_share: (
-            "higher" if gen_fail_share["reference number"] > gen_fail_share["rater label"] else "lower"
-        ),
-        "the rule fails some right answers (1 - TPR) and passes some wrong ones (1 - TNR): which flow is larger?",
-        objects={"gen_fail_share": "GEN_FAIL / traces per check on the queries the rule can judge"},
+        "predict: is GEN_FAIL's share higher or lower when the reference-number rule replaces the rater labels, as "
+        "far as the traces can tell",
+        _verdict_of,
+        "the rule's errors flow both ways (1 - TPR into GEN_FAIL, 1 - TNR out of it); then read the printed finding: "
+        "an interval that holds 0 cannot tell",
+        objects={
+            "gen_fail_finding": "the Finding of the GEN_FAIL share, reference number - rater label, paired on "
+            "the queries the rule can judge"
+        },
     ),
 }

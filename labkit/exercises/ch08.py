@@ -12,6 +12,14 @@ def _supported(change) -> str:
     return "up" if low > 0 else "down" if high < 0 else "same" if low == high == 0 else "tell"
 
 
+def _from_finding(found) -> str:
+    """The answer a finding supports: "yes" (the first system ahead) or "no" when it is resolved, else "cannot
+    tell"; a lead (no declared family) is not a finding, so it is never graded "yes" or "no"."""
+    if getattr(found, "lead", True) or found.verdict != "resolved":
+        return "cannot tell"
+    return "yes" if found.estimate > 0 else "no"
+
+
 EXERCISES: dict[str, Exercise] = {
     "8.1": Exercise(
         "the hybrid's Recall@3 on the real slice",
@@ -39,9 +47,10 @@ EXERCISES: dict[str, Exercise] = {
         objects={"change_by_slice": "{slice: (difference, low, high)} of right at 5 minus right at 3, paired"},
     ),
     "8.5": Exercise(
-        "predict: does the bootstrap interval of the per-query R@10 difference hybrid - BM25 on real exclude 0",
-        lambda paired: "yes" if paired[1] > 0 or paired[2] < 0 else "no",
-        "read the printed interval: does it contain 0? Overlapping intervals of two means can hide a paired difference",
-        objects={"paired": "(difference, low, high) from stats.bootstrap_ci of the per-query differences"},
+        "predict: by chapter 01's declared family of 18 comparisons, is the hybrid ahead of BM25 on real by Recall@10 "
+        '("yes", "no" or "cannot tell")',
+        lambda found: _from_finding(found),
+        "read the declared finding's sentence, not the lead's: 'not shown' means the queries cannot tell",
+        objects={"found": "the Finding of 'real · R@10: hybrid - bm25' in chapter 01's scan (its attrs['findings'])"},
     ),
 }

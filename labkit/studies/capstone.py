@@ -15,6 +15,8 @@ labelled question over the hybrid's top :data:`READER_K`, as chapter 07's reader
 A questions file for your own folder is JSONL in the schema of ``data/queries.jsonl`` (``doc`` is a file's path
 relative to the folder, as :func:`labkit.data.folder.load_folder` names it); :func:`load_question_file` checks every
 line against the loaded documents (an unknown document or a span outside its text is an error naming the line).
+Gold is given as offsets into the extracted text or as a ``quote`` found there (:mod:`labkit.data.quotes`); a
+question the documents cannot answer is marked ``"answerable": false`` with ``"gold": []``.
 """
 
 from __future__ import annotations
@@ -43,9 +45,10 @@ from labkit.studies import pydocs
 from labkit.text.chunking import DEFAULT_OVERLAP, DEFAULT_SIZE, spans_to_qrels
 from labkit.text.words import containment
 
-__all__ = ["setting", "load_question_file", "runs", "per_query", "reranked", "About", "ABOUT", "FOLDER", "targets",
+__all__ = ["setting", "documents_and_questions", "load_question_file",
+           "runs", "per_query", "reranked", "About", "ABOUT", "FOLDER", "targets",
            "generated", "generated_queries", "question_sets", "answers", "two_by_two", "traces",
-           "RETRIEVERS", "METRICS", "DEPTH", "READER_K", "N_GENERATED"]  # fmt: skip
+           "top_passages", "judged_at_k", "RETRIEVERS", "METRICS", "DEPTH", "READER_K", "N_GENERATED"]  # fmt: skip
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
 METRICS = (metrics.metric("R@k"), metrics.metric("nDCG@k"), metrics.metric("hit@k"))
@@ -96,12 +99,9 @@ def load_question_file(path: str | Path, corpus: dict) -> list:
 
 
 @lru_cache(maxsize=4)
-def setting(
-    documents: str | None = None, questions: str | None = None, size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP
-) -> SimpleNamespace:
-    """The folder ``documents`` (default: the bundled Python documentation) with its ``questions`` file (default:
-    the FAQ questions with gold), chunked and indexed: ``loaded``, ``corpus``, ``queries``, ``chunks``,
-    ``texts``, ``qrels``, ``bm25``, ``dense``, ``hybrid`` (cached per arguments)."""
+def documents_and_questions(documents: str | None = None, questions: str | None = None) -> tuple:
+    """``(loaded, queries)``: the folder ``documents`` read and its ``questions`` file checked against it, the
+    fast part of :func:`setting` (nothing is embedded), so a bad gold span stops a run before the slow part."""
     if documents is None:
         loaded = folder.Loaded(pydocs.root() / "corpus", pydocs.corpus(), [], Counter(html=len(pydocs.corpus())))
         queries = list(pydocs.load_queries()) if questions is None else None
@@ -111,7 +111,18 @@ def setting(
         if questions is None:
             raise ValueError("questions is missing: give the questions file of your folder (JSONL, see the docstring)")
         queries = load_question_file(questions, loaded.corpus)
-    out = hb.indexed(loaded.corpus, queries, size, overlap)
+    return loaded, queries
+
+
+@lru_cache(maxsize=4)
+def setting(
+    documents: str | None = None, questions: str | None = None, size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP
+) -> SimpleNamespace:
+    """The folder ``documents`` (default: the bundled Python documentation) with its ``questions`` file (default:
+    the FAQ questions with gold), chunked and indexed: ``loaded``, ``corpus``, ``queries``, ``chunks``,
+    ``texts``, ``qrels``, ``bm25``, ``dense``, ``hybrid`` (cached per arguments)."""
+    loaded, queries = documents_and_questions(documents, questions)
+    out = hb.indexed(loaded.corpus, list(queries), size, overlap)
     out.loaded = loaded
     return out
 
@@ -124,19 +135,62 @@ def runs(s: SimpleNamespace, depth: int = DEPTH) -> dict[str, dict[str, list[str
 def per_query(s: SimpleNamespace, k: int, ranked: dict | None = None) -> Any:
     """One row per question: split, kind, then :data:`METRICS` (``R@k``, ``nDCG@k``, ``hit@k``) and ``ER@k`` (evidence
     recall, spans of grade >= 2 held whole) of every retriever, named ``"<metric> <retriever>"`` with ``@k`` as
-    written."""
+    written. Questions marked unanswerable (no gold) are left out: a retrieval metric is undefined without
+    relevant chunks."""
     import pandas as pd
 
     ranked = ranked or runs(s)
-    qids = pd.Index([q.qid for q in s.queries], name="qid")
-    frame = pd.DataFrame({"split": [q.split for q in s.queries], "kind": [q.kind for q in s.queries]}, index=qids)
+    asked = [q for q in s.queries if q.answerable]
+    if not asked:
+        raise ValueError("every question is marked unanswerable: retrieval needs questions with gold to measure")
+    qids = pd.Index([q.qid for q in asked], name="qid")
+    qrels = {q: s.qrels[q] for q in qids}
+    frame = pd.DataFrame({"split": [q.split for q in asked], "kind": [q.kind for q in asked]}, index=qids)
     for name, run in ranked.items():
-        cut = {q: r[:k] for q, r in run.items()}
-        scores = metrics.evaluate(cut, s.qrels, tuple(m.column(k) for m in METRICS)).per_query.reindex(qids)
+        cut = {q: run[q][:k] for q in qids}
+        if any(cut.values()):
+            scores = metrics.evaluate(cut, qrels, tuple(m.column(k) for m in METRICS)).per_query.reindex(qids)
+        else:  # nothing retrieved for any question (e.g. BM25 and no shared word): 0, as trec_eval scores it
+            scores = pd.DataFrame(0.0, index=qids, columns=[m.column(k) for m in METRICS])
         for m in METRICS:
             frame[f"{m.name} {name}"] = scores[m.column(k)]
-        frame[f"ER@k {name}"] = pd.Series(evidence_recall(run, s.queries, s.chunks, k)).reindex(qids)
+        frame[f"ER@k {name}"] = pd.Series(evidence_recall(run, asked, s.chunks, k)).reindex(qids)
     return frame
+
+
+def top_passages(s: SimpleNamespace, ranked: dict, n: int = READER_K) -> Any:
+    """One row per (question, retriever, rank <= ``n``): the chunk, its judgement (the grade its gold gives it, or
+    ``"unjudged"``: it touches no gold span, so nobody said whether it answers) and its first words. The view that
+    shows why a question scored 0, and where the gold is incomplete (an unjudged passage that answers)."""
+    import pandas as pd
+
+    n = args.whole_number("n", n)
+    args.mapping("ranked", ranked, example="runs(s)")
+    rows = []
+    for q in s.queries:
+        for name, run in ranked.items():
+            for rank, c in enumerate(run.get(q.qid, [])[:n], start=1):
+                grade = s.qrels.get(q.qid, {}).get(c)
+                rows.append({"qid": q.qid, "answerable": q.answerable, "retriever": name, "rank": rank, "chunk": c,
+                             "judgement": "unjudged" if grade is None else str(grade),
+                             "text": " ".join(s.texts[c].split()[:16]) + " ..."})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def judged_at_k(s: SimpleNamespace, ranked: dict, k: int) -> dict[str, float]:
+    """Per retriever, the mean over answerable questions of the share of the top ``k`` that is judged (ir_measures'
+    ``Judged@k``). Gold given as spans judges only the chunks touching a span, so a low figure says the metrics
+    count many passages nobody looked at as irrelevant: judge the unjudged ones before trusting a small difference."""
+    k = args.whole_number("k", k)
+    args.mapping("ranked", ranked, example="runs(s)")
+    asked = [q.qid for q in s.queries if q.answerable]
+    if not asked:
+        raise ValueError("every question is marked unanswerable: judged@k is over questions with gold")
+    out = {}
+    for name, run in ranked.items():
+        shares = [sum(c in s.qrels.get(q, {}) for c in run[q][:k]) / k for q in asked]
+        out[name] = sum(shares) / len(shares)
+    return out
 
 
 def reranked(s: SimpleNamespace, hybrid_run: dict, k1: int = 20, train_split: str = "dev") -> dict[str, list[str]]:
@@ -219,6 +273,8 @@ def question_sets(s: SimpleNamespace, sets: dict[str, list], ks: tuple = (3, 10)
             frame[f"R@{k}"] = metrics.evaluate(cut, qrels, (f"R@{k}",)).per_query[f"R@{k}"]
         borrowed = {}
         for q in queries:
+            if not qrels[q.qid]:  # an unanswerable question: nothing to borrow from
+                continue
             best = max(qrels[q.qid].values())
             borrowed[q.qid] = max(containment(q.search_text, s.texts[c]) for c, g in qrels[q.qid].items() if g == best)
         frame["borrowed"] = pd.Series(borrowed)
@@ -229,7 +285,8 @@ def question_sets(s: SimpleNamespace, sets: dict[str, list], ks: tuple = (3, 10)
 def answers(s: SimpleNamespace, llm: Any, about: About = ABOUT, k: int = READER_K, ranked: dict | None = None):
     """One row per labelled question: the reader's answer over the hybrid's top ``k`` (chapter 07's lenient
     prompt, its first sentences naming ``about``), the passages it read, and whether a chunk holding a grade-3
-    span whole was among them (``retrieved``, chapter 07's hit@k at threshold 3)."""
+    span whole was among them (``retrieved``, chapter 07's hit@k at threshold 3), and ``answerable`` (False for a
+    question marked unanswerable: the reader should decline it)."""
     import pandas as pd
 
     k = args.whole_number("k", k)
@@ -240,7 +297,8 @@ def answers(s: SimpleNamespace, llm: Any, about: About = ABOUT, k: int = READER_
         top = ranked["hybrid"][q.qid][:k]
         rows.append({"qid": q.qid, "split": q.split, "kind": q.kind, "question": q.search_text,
                      "reference": q.answer, "chunks": top, "answer": read(q.search_text, [s.texts[c] for c in top]),
-                     "retrieved": any(s.qrels.get(q.qid, {}).get(c, 0) >= 3 for c in top)})  # fmt: skip
+                     "retrieved": any(s.qrels.get(q.qid, {}).get(c, 0) >= 3 for c in top),
+                     "answerable": q.answerable})  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -251,6 +309,9 @@ def two_by_two(table: Any, labels: dict[str, str]) -> Any:
     import pandas as pd
 
     args.mapping("labels", labels, example='{"faq-...": "right"}')
+    if "answerable" in table and not table["answerable"].all():
+        raise ValueError("table holds unanswerable questions: the 2x2 is for answerable ones, pass "
+                         "table[table['answerable']] (the report gives the unanswerable their own row)")  # fmt: skip
     missing = [q for q in table["qid"] if q not in labels]
     if missing:
         raise ValueError(f"labels has no label for {missing[0]!r} ({len(missing)} answers unlabelled): label them")

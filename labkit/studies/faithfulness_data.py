@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import Any
 
 from labkit import SEED, data_dir
 from labkit.core import args
@@ -19,6 +20,7 @@ from labkit.studies import handbook as hb
 from labkit.text.words import numbers
 
 __all__ = ["context_text", "answered", "swap_sample", "labelled_claims", "second_rater", "constructed_claims",
+           "youden_j", "judge_differences",
            "LABELS_FILE", "SECOND_RATER_FILE"]  # fmt: skip
 
 LABELS_FILE = "faithfulness/labels.jsonl"
@@ -190,3 +192,43 @@ def swap_results(model: str | None = None) -> Iterator[dict]:
                 "declines": rd.says_dont_know(answer),
                 "states_gold_number": all(n in found for n in wanted) if wanted else None,
             }
+
+
+def youden_j(says: Any, true: Any) -> float:
+    """J = TPR + TNR - 1 of 0/1 verdicts ``says`` (1 = pass) against 0/1 labels ``true``."""
+    import numpy as np
+
+    says, true = np.asarray(says, bool), np.asarray(true, bool)
+    return float(says[true].mean() + (~says[~true]).mean() - 1)
+
+
+def judge_differences(table: Any, pairs: Any, truth: str, passes: Any, family: Any) -> Any:
+    """Two judges' Youden J on the same labelled items, differenced, for each ``(a, b)`` of ``pairs``: decided by
+    ``family`` (a :class:`labkit.measures.stats.Family` declared before the table is read, its members named
+    ``"a − b"``), each a derived figure whose inputs (both judges' verdicts and the label of each item) are
+    resampled together, within each true class so that TPR and TNR stay defined (``stats.derived_finding``).
+
+    One row per pair: both J, the ``difference``, its interval at the family's share (``low``, ``high``), the
+    adjusted ``p`` and the ``verdict``, which agree by construction; ``frame.attrs["findings"]`` holds the
+    :class:`Finding` of each (``.sentence`` states it). A verdict that is missing (an unreadable reply) fails the
+    item. The successor of ``stats.compare_judges`` (Bonferroni percentile ends beside a separate verdict).
+    """
+    import numpy as np
+    import pandas as pd
+
+    true = (table[truth] == passes).to_numpy()
+
+    def says(name: str) -> Any:
+        return np.array([(not pd.isna(v)) and v == passes for v in table[name]], dtype=int)
+
+    def diff(v: dict) -> float:
+        return youden_j(v["a"], v["truth"]) - youden_j(v["b"], v["truth"])
+
+    data = {f"{a} − {b}": {"truth": true.astype(int), "a": says(a), "b": says(b)} for a, b in pairs}
+    found = family.findings(data, kind="derived", null=0.0, fn=diff, strata="truth")
+    rows = {name: {"J a": youden_j(d["a"], true), "J b": youden_j(d["b"], true), "difference": found[name].estimate,
+                   "low": found[name].low, "high": found[name].high, "p": found[name].p,
+                   "verdict": found[name].verdict} for name, d in data.items()}  # fmt: skip
+    frame = pd.DataFrame.from_dict(rows, orient="index").rename_axis("J difference")
+    frame.attrs["findings"] = found
+    return frame

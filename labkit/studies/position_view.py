@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from labkit.core import args
 from labkit.studies.position_study import (
     CONDITIONS,
     POSITIONS,
@@ -20,7 +21,7 @@ from labkit.studies.position_study import (
     scored_rows,
 )
 
-__all__ = ["trial_label", "trial_choices", "question_pattern", "trial_view"]
+__all__ = ["trial_label", "trial_choices", "question_pattern", "trial_view", "reorder_verdicts"]
 
 
 def trial_label(condition: str, n_docs: int, position: int | None = None) -> str:
@@ -135,3 +136,31 @@ def trial_view(table, contexts: Sequence[dict], qid: str, trial: str = "", queri
         "answers": pd.DataFrame.from_dict(answers, orient="index").rename_axis("trial"),
         "pattern": question_pattern(rows, qid, column),
     }
+
+
+def reorder_verdicts(table, contexts: Sequence[dict], n_docs: int, column: str = "correct"):
+    """Per question (index ``qid``), the two 0/1 verdicts :func:`reorder_effect` compares: ``ends`` (the "best at
+    both ends" trial) and ``as retrieved`` (the ``position`` trial at :func:`retrieved_position`), and ``gold
+    moved`` (False when the retriever ranked the gold first, so only the distractors move). These are paired 0/1
+    outcomes: give them to ``stats.interval_for("paired 0/1", ...)`` or a ``stats.Family`` (paired Newcombe and
+    the exact McNemar p), not to a bootstrap of their differences, which collapses when few questions change."""
+    import pandas as pd
+
+    contexts = check_contexts(contexts)
+    n_docs = args.whole_number("n_docs", n_docs, minimum=2)
+    scored = scored_rows(table, column)
+    if "model" in scored and scored["model"].nunique() > 1:
+        raise ValueError("table holds several models: pass one model's rows (table[table.model == name])")
+    rows = scored[scored["n_docs"] == n_docs]
+    at = {(r.qid, r.condition, r.position): bool(getattr(r, column)) for r in rows.itertuples()}
+    out = {}
+    for c in contexts:
+        r = retrieved_position(c, n_docs)
+        ends = [k for k in at if k[0] == c["qid"] and k[1] == "ends"]
+        if (c["qid"], "position", r) not in at or not ends:
+            continue
+        out[c["qid"]] = {"ends": int(at[ends[0]]), "as retrieved": int(at[(c["qid"], "position", r)]),
+                         "gold moved": ends[0][2] != r}  # fmt: skip
+    if not out:
+        raise ValueError(f"no question has both its retrieved-position and its ends trial at n_docs={n_docs}")
+    return pd.DataFrame.from_dict(out, orient="index").rename_axis("qid")

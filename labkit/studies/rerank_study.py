@@ -30,6 +30,7 @@ from labkit.studies import handbook as hb
 __all__ = ["MODEL_K1", "TRAIN_K1", "K1S", "K2S", "READER_K", "LTR", "MODEL", "RERANKERS", "model_questions",
            "test_questions", "candidates", "model_prompts", "feature_rows", "learned", "model_scored", "ranking",
            "runs", "reader_prompts", "reader_contexts", "per_query", "ceilings", "gains", "demoted",
+           "gains_by_kind", "ceiling_intervals",
            "model_cost", "explorer_data", "separation", "MODEL_PER_SLICE", "LTR_READER_K1"]  # fmt: skip
 
 MODEL_K1 = 10  # the model reranker's candidates per question: 10 requests a question
@@ -202,6 +203,67 @@ def gains(k1: int, reranker: str, questions=None, k2s=K2S, metric_names=("nDCG",
                 rows.append({"slice": group, "k2": k2, "metric": m, "n": len(keep), "cut at k2": sum(b) / len(b),
                              reranker: sum(a) / len(a), "difference": d, "low": low, "high": high})  # fmt: skip
     return pd.DataFrame(rows).set_index(["slice", "k2", "metric"])
+
+
+def gains_by_kind(k1: int, reranker: str, questions=None, k2s=K2S, metric_names=("nDCG", "RR", "hit")) -> Any:
+    """:func:`gains` with each difference's interval chosen by its kind (:func:`labkit.measures.stats.interval_for`):
+    ``"paired graded"`` for nDCG and RR (the bootstrap-t; the rule bound when no query changed; decided alone when
+    too few queries differ), ``"paired 0/1"`` for hit (paired Newcombe). Each row is a *lead*: an uncorrected 95 %
+    interval from a scan; a comparison the chapter tests is declared in a ``stats.Family`` before the table is read.
+    Also ``method``: the interval's method in a few words."""
+    import pandas as pd
+
+    qs = model_questions() if questions is None else questions
+    r = runs(k1, qs, (reranker,))
+    cut, new = per_query(r["cut at k"], k2s), per_query(r[reranker], k2s)
+    rows = []
+    for group in ("easy", "hard", "real", "all"):
+        keep = cut.index if group == "all" else cut.index[cut["slice"] == group]
+        for k2 in k2s:
+            for m in metric_names:
+                col = f"{m}@{k2}"
+                a, b = new.loc[keep, col].tolist(), cut.loc[keep, col].tolist()
+                iv = stats.interval_for("paired 0/1" if m == "hit" else "paired graded", (a, b))
+                method = (
+                    "rule bound"
+                    if iv.method.startswith("rule bound")
+                    else "paired Newcombe"
+                    if "Newcombe" in iv.method
+                    else "percentile"
+                    if "percentile" in iv.method
+                    else "bootstrap-t"
+                )
+                changed = sum(x != y for x, y in zip(a, b, strict=True))
+                low, high = iv.low, iv.high
+                if method == "percentile":  # so few queries changed that a resample often holds none of them: its
+                    low = high = float("nan")  # percentile ends sit on 0 by construction, so none is printed
+                    method = f"none: {changed} of {len(keep)} changed"
+                rows.append({"slice": group, "k2": k2, "metric": m, "n": len(keep), "cut at k2": sum(b) / len(b),
+                             reranker: sum(a) / len(a), "difference": iv.estimate, "low": low, "high": high,
+                             "method": method})  # fmt: skip
+    return pd.DataFrame(rows).set_index(["slice", "k2", "metric"])
+
+
+def ceiling_intervals(questions=None, k1s=K1S) -> Any:
+    """:func:`ceilings` with each cell's interval chosen by its kind (``stats.interval_for("graded mean")``): the
+    bootstrap-t, and the rule bound where every query has all its gold (never ``[1.000, 1.000]``)."""
+    import pandas as pd
+
+    qs = test_questions() if questions is None else questions
+    rows = None
+    for k1 in k1s:
+        t = per_query({q.qid: list(candidates(k1)[q.qid]) for q in qs}, (), k1)
+        rows = t if rows is None else rows.join(t.drop(columns="slice"))
+    rows = rows.dropna()
+    out = {}
+    for group in ("easy", "hard", "real", "all"):
+        part = rows if group == "all" else rows[rows["slice"] == group]
+        cells = {"n": len(part)}
+        for k1 in k1s:
+            iv = stats.interval_for("graded mean", part[f"R@{k1}"].tolist(), null=0.5)
+            cells[f"R@{k1}"] = stats.fmt_ci(iv.estimate, iv.low, iv.high)
+        out[group] = cells
+    return pd.DataFrame(out).T.rename_axis("slice")
 
 
 def demoted(k1: int, k2: int, reranker: str, questions=None) -> list[dict[str, Any]]:

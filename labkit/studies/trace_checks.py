@@ -24,6 +24,7 @@ Answers are replayed from the recordings (plans ``07-fixes`` and ``08-swap``); t
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from labkit import SEED, data_dir
 from labkit.core.files import read_jsonl
@@ -34,7 +35,8 @@ from labkit.retrieval.retrievers import make_run
 from labkit.studies import answers_data
 from labkit.studies import handbook as hb
 
-__all__ = ["FIXES", "PER_CELL", "traces", "fix_sample", "swap_sample", "requests", "answers", "labels", "CHECKS_FILE"]
+__all__ = ["FIXES", "PER_CELL", "traces", "fix_sample", "swap_sample", "requests", "answers", "labels", "CHECKS_FILE",
+           "stage_cells", "stage_gap_findings"]  # fmt: skip
 
 FIXES = ("strict", "cite", "careful")
 """The three rounds of prompt fixes, in the order a team would try them (:data:`labkit.generation.reader.PROMPTS`)."""
@@ -134,3 +136,26 @@ def labels(path=None) -> dict[tuple[str, str], dict]:
             raise ValueError(f"{path.name} line {n}: label must be one of {answers_data.LABELS}, once per answer")
         out[key] = row
     return out
+
+
+def stage_cells(traces: Any, k: int) -> tuple[list[int], list[int]]:
+    """``(is GEN_FAIL, is RET_FAIL)``, 0/1 per trace at ``k``: the data of the stage gap ``(GEN_FAIL - RET_FAIL) /
+    traces``. The two are cells of one multinomial (a trace sits in one cell), so their difference is paired:
+    ``stats`` kind ``"paired 0/1"`` (paired Newcombe, exact McNemar p beside it) is its interval; a trace in
+    ``OK`` or ``LUCKY`` is a pair of zeros, and the ``GEN_FAIL`` and ``RET_FAIL`` traces are the discordant pairs."""
+    cells = [triage.quadrant(t, k) for t in traces]
+    return [int(c == "GEN_FAIL") for c in cells], [int(c == "RET_FAIL") for c in cells]
+
+
+def stage_gap_findings(groups: Any, k: int, family: Any) -> dict[str, Any]:
+    """Which stage fails more, decided for each group of traces by one rule: ``{name: Finding}`` of GEN_FAIL -
+    RET_FAIL per trace (:func:`stage_cells`, kind ``"paired 0/1"``), in ``family`` (a :class:`stats.Family`
+    declared before the traces are read; each name of ``groups`` must be one of its members). A positive gap
+    points at generation, a negative one at retrieval; "not shown" means these traces cannot tell the two apart.
+
+    The one computation of this quantity for chapters 07, 08 and 10: the same traces in a family of one give the
+    same interval in every chapter (``stage_gap_findings({"all": traces}, 3, stats.Family(name, ["all"]))``).
+    ``triage.stage_gap`` prints the counts and ``fix first``; its bootstrap interval is not this one.
+    """
+    groups = dict(groups)
+    return family.findings({name: stage_cells(ts, k) for name, ts in groups.items()}, kind="paired 0/1")

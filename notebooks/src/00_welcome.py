@@ -195,7 +195,7 @@ print(f"from rank 2 to rank 1 a document gains {kept_share(1) - kept_share(2):.4
 # | `LABKIT_LLM` | what answers | needs |
 # |---|---|---|
 # | `replay` (default) | responses recorded from the local model, in `data/llm/` with their provenance | nothing |
-# | `local`, `local-small` | the 1.5B / 0.5B model, in this kernel | `make llm` once (compiles llama.cpp, ~11 min) |
+# | `local`, `local-small` | the 1.5B / 0.5B model, in this kernel | `make llm` once (compiles llama.cpp, minutes) |
 # | `live` | an OpenAI-compatible endpoint: `LABKIT_LLM_BASE_URL`, `_MODEL`, `_API_KEY` | the endpoint |
 # | `record` | the local model (or the endpoint), saving each new response for replay | `make llm` |
 #
@@ -259,7 +259,9 @@ llm.usage_table()
 # #### Recall
 #
 # Recall@k: the share of a query's gold chunks that are in its top *k*. A query with no gold chunk has no recall
-# (left out of the mean; trec_eval would count 0). Chapter 03 computes it by hand.
+# (left out of the mean). trec_eval counts it as 0, which multiplies every system's mean recall by the same factor,
+# the share of queries that have a gold chunk: each mean falls, the higher ones by more. Chapter 03 computes it by
+# hand.
 #
 # #### Hit rate
 #
@@ -284,11 +286,18 @@ llm.usage_table()
 # whose denominator (the gold *chunks*) changes with the chunking, it can be compared across chunkings, at an equal
 # number of words read. Chapter 05.
 #
+# #### Evidence coverage
+#
+# EC@k: the share of a query's gold spans (grade ≥ 2) whose every character lies in some chunk of its top *k*: held
+# whole, or in pieces by neighbouring chunks. It credits what ER@k misses when a chunk boundary cuts a span; the two
+# agree wherever overlap keeps every span whole, and part where chunks cut spans. Chapter 05.
+#
 # #### Bootstrap interval
 #
-# A 95 % interval for a mean: resample the queries with replacement 2,000 times (seeded), recompute the mean, keep
-# the middle 95 %. For means of graded or continuous values (RR, nDCG, Recall). It collapses to zero width when
-# every query scores the same; read that as "no query differed", not as certainty. Chapter 03.
+# A 95 % interval for a mean: resample the queries with replacement thousands of times (seeded), recompute the mean,
+# keep the middle 95 %. For means of graded or continuous values (RR, nDCG, Recall). When every query scores the same it
+# collapses to zero width, which is not certainty: the workbook's findings then print a rule bound (how far the queries
+# not yet seen could pull the mean) instead, and proportions get Wilson. Chapter 03.
 #
 # #### Wilson interval
 #
@@ -301,6 +310,31 @@ llm.usage_table()
 # the differences; for 0/1 outcomes Newcombe's paired score interval): each query's difficulty cancels in its own
 # difference, so it is narrower than either system's interval. Never compare two systems by whether their own
 # intervals overlap. Different queries (two slices): an unpaired interval. Chapters 03 and 04b.
+#
+# #### Holm
+#
+# Holm's step-down correction (1979) for a scan of *m* p values: sort them, multiply the smallest by *m*, the next by
+# *m* − 1, and so on, stopping at the first that fails. It keeps the chance of any false "resolved" in the scan at
+# 5 % and passes at least as much as Bonferroni (every p times *m*), but no interval matches its verdicts, so the
+# workbook decides its scans with one rule that has intervals (below). A **permutation p** asks how often flipping
+# the signs of the per-query differences (the two systems swapped on a query) gives a mean as far from 0 as the one
+# seen. Chapter 01 works both by hand.
+#
+# #### Simultaneous interval
+#
+# **Simultaneous 95 % intervals** cover a whole family of comparisons: in all but 5 % of samples they hold *all* their
+# true values at once, so any one of them may be read after looking at the others. The workbook builds them with
+# `stats.Family`'s **max-|t| bootstrap**: resample the queries, keep the largest |t| of the family in each resample, and
+# use its 95th percentile *c* for every member: interval `mean ± c·se`, adjusted p the share of resamples whose largest
+# |t| reaches the member's own. The verdict **resolved** (the interval clear of 0, and so the adjusted p within the 5 %)
+# and the interval come from one count, so they cannot disagree. Chapter 01.
+#
+# #### Family and lead
+#
+# A **family** is the set of comparisons a cell will scan, named and counted (`stats.Family`) before any of them is
+# computed; each member's finding is corrected for the family's size and states its verdict: *resolved*, or *not
+# shown* with what its interval rules out (never "no effect"). A **lead** is a difference noticed outside a declared
+# family, picked after looking (`stats.finding` says so): worth testing on new queries, not a finding. Chapter 01.
 #
 # #### TPR and TNR
 #

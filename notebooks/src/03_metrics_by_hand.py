@@ -36,9 +36,10 @@ labkit.setup()
 from labkit.data.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
 
 rels = RUNNING_GRADES  # grades of the documents at ranks 1..5
-not_retrieved = RUNNING_UNRETRIEVED  # the relevant document at rank 8
+not_retrieved = RUNNING_UNRETRIEVED  # the relevant document the retriever ranked below the top 5
+missing_rank = 8  # where it was ranked
 all_grades = rels + not_retrieved  # every judged document of this query
-print("top-5 grades:", rels, "| judged but not in the top 5:", not_retrieved)
+print("top-5 grades:", rels, "| judged but not in the top 5:", not_retrieved, f"(at rank {missing_rank})")
 
 # %% [markdown]
 # ## Precision@k and Recall@k
@@ -82,11 +83,17 @@ print("labkit agrees:", metrics.precision_at_k(rels, 5), metrics.recall_at_k(rel
 # * `P@k` divides by *k* even when fewer than *k* documents came back (an empty slot is a miss, as in
 #   `trec_eval`), so `P@k × k` is always the number of hits.
 # * A query with no relevant document has **no** recall. `labkit` returns `None` and leaves it out of means;
-#   `trec_eval` reports 0, which quietly lowers the mean of every system by the same amount.
+#   `trec_eval` reports 0, which quietly multiplies the mean of every system by the same factor, the share of
+#   queries that have a relevant document: every mean falls, a higher one by more, so differences shrink too.
 
 # %%
 print("P@10 of a 5-document ranking:", metrics.precision_at_k(rels, 10))
 print("recall when nothing is relevant:", metrics.recall_at_k([0, 0, 0], 3, n_relevant_total=0))
+answerable = {"system A": [1.0, 0.5, 1.0, 0.5], "system B": [0.5, 0.5, 0.5, 0.5]}  # 4 queries with a relevant document
+for name, recalls in answerable.items():  # and 1 query without: labkit leaves it out, trec_eval adds a 0
+    left_out, as_zero = sum(recalls) / len(recalls), sum(recalls) / (len(recalls) + 1)
+    print(f"{name}: mean recall {left_out:.3f} left out, {as_zero:.3f} counted as 0 (x {as_zero / left_out:.2f}, "
+          f"{left_out - as_zero:.3f} lower)")
 
 # %% [markdown]
 # ## Reciprocal rank and hit
@@ -367,8 +374,8 @@ guide
 # ## Playground
 #
 # The widget wraps exactly the functions below: `metrics.ranking_metrics`, and for the chart
-# `plots.svg_gain_discount`, the bars of `plots.plot_gain_discount` drawn as SVG (a few milliseconds instead of
-# a matplotlib image's ~170, so the chart keeps up with the slider). Called once with plain arguments:
+# `plots.svg_gain_discount`, the bars of `plots.plot_gain_discount` drawn as SVG (a few milliseconds, far less
+# than a matplotlib image takes, so the chart keeps up with the slider). Called once with plain arguments:
 
 # %%
 metrics.ranking_metrics(rels, k=5, thr=1, unretrieved=not_retrieved, idcg="retrieved")
@@ -493,8 +500,17 @@ print(f"judging every returned pair would take {retrieved} decisions, {retrieved
 # %%
 slice_of = {q.qid: q.slice for q in queries}
 per_query = result.per_query.assign(slice=lambda df: df.index.map(slice_of), relevant=n_relevant)
-by_slice = stats.group_means_ci(per_query, "slice", ["relevant", "P@5", "R@10", "RR@10", "hit@5", "nDCG@10"])
-stats.fmt_ci_table(by_slice)  # collapsed on purpose: easy's R@10 (a bootstrap of all 1s), read below
+by_slice = stats.group_means_ci(per_query, "slice", ["relevant", "P@5", "R@10", "RR@10", "hit@5", "nDCG@10"], n=2000)
+shown = stats.fmt_ci_table(by_slice)
+for g, m in [(g, m) for g in shown.index for m in shown.columns if m != "n"]:
+    values = per_query.loc[per_query.slice == g, m]
+    if by_slice.loc[g, f"{m} low"] == by_slice.loc[g, f"{m} high"]:  # every query equal: the bootstrap collapses
+        if m == "relevant":  # a count of labels, not a score in [0, 1]: described, not bounded
+            shown.loc[g, m] = f"{values.iloc[0]:.3f} (all {len(values)} equal)"
+        else:
+            iv = stats.interval_for("graded mean", values.tolist(), null=float(values.iloc[0]))
+            shown.loc[g, m] = f"{values.iloc[0]:.3f} all equal; rule bound {iv.low:.3f} to {iv.high:.3f}"
+shown
 
 # %%
 plots.plot_bars_ci(by_slice, "nDCG@10", "BM25 on whole documents: nDCG@10 per slice, 95 % bootstrap intervals")
@@ -505,20 +521,29 @@ plots.plot_bars_ci(by_slice, "nDCG@10", "BM25 on whole documents: nDCG@10 per sl
 # resampling a slice where every query hits gives only 1s. Easy's hit@5 is exactly that case:
 
 # %%
-# collapsed on purpose: the two intervals that collapse at n/n, beside Wilson's
+def collapsed(estimate, low, high):
+    """An interval shown on purpose as the failure it is: its ends in words, never as a silent [x, x]."""
+    width = "zero width: the failure this cell shows" if low == high else f"width {high - low:.3f}"
+    return f"{estimate:.3f}, from {low:.3f} to {high:.3f} ({width})"
+
+
 n_easy = int(by_slice.loc["easy", "n"])
 hits_easy = int(round(by_slice.loc["easy", "hit@5"] * n_easy))
 print(f"easy hit@5 = {hits_easy}/{n_easy}")
-print("  normal interval:   ", stats.fmt_ci(*stats.normal_interval(hits_easy, n_easy)))
-print("  bootstrap interval:", stats.fmt_ci(*stats.bootstrap_ci([1.0] * hits_easy + [0.0] * (n_easy - hits_easy))))
-print("  Wilson interval:   ", stats.fmt_ci(*stats.wilson(hits_easy, n_easy)))
+print("  normal interval:   ", collapsed(*stats.normal_interval(hits_easy, n_easy)))
+print("  bootstrap interval:", collapsed(*stats.bootstrap_ci([1.0] * hits_easy + [0.0] * (n_easy - hits_easy))))
+print("  Wilson interval:   ", stats.fmt_ci(*stats.wilson(hits_easy, n_easy)), " (what the table prints)")
 print("  normal at 1/20:    ", stats.fmt_ci(*stats.normal_interval(1, 20)), " (below 0)")
 
 # %% [markdown]
-# Every hit in the sample does not make a rate of 1: the Wilson interval says how low the true rate could still
-# be with this many queries. Easy's R@10 and P@5 in the table show the bootstrap's collapse too: every easy query
-# scores the same (R@10 = 1, P@5 = 0.2, with one relevant document each), so resampling cannot move the mean.
-# Read such a cell as "no query in this sample differed", not as certainty.
+# The first two lines are the failure, printed as one on purpose: both intervals have no width at *n*/*n*. Every
+# hit in the sample does not make a rate of 1: the Wilson interval says how low the true rate could still be with
+# this many queries, and it is what the table prints for hit@5. Easy's R@10 and P@5 would collapse the same way
+# under the bootstrap: every easy query scores the same (R@10 = 1, P@5 = 0.2, with one relevant document each), so
+# resampling cannot move the mean. So the table above prints them as "all equal" with a **rule bound**
+# (`stats.interval_for`): at most Wilson's bound for "none of *n* differ" could differ, anywhere in [0, 1]. Read
+# such a cell as "no query in this sample differed", and its bound as how far the queries not yet seen could move
+# the mean.
 #
 # ### Comparing slices: the interval of the difference
 #
@@ -529,29 +554,38 @@ print("  normal at 1/20:    ", stats.fmt_ci(*stats.normal_interval(1, 20)), " (b
 # **interval of the difference**. The slices hold different queries, so each slice is resampled on its own
 # (`stats.diff_ci(..., paired=False)`; for two systems on the *same* queries, `paired=True`).
 #
-# This cell scans six comparisons (three pairs of slices × two metrics), so it also prints Holm's adjusted
-# p-values (`stats.compare_many`): with six looks, one of them falls below 0.05 by chance far more often than
-# one time in twenty.
+# The next cells scan six comparisons (three pairs of slices × two metrics). With six looks, one of them falls
+# below 0.05 by chance far more often than one time in twenty, so the six are declared first, as one **family**
+# (`stats.Family`, chapter 01), and each is decided by the family's rule: a simultaneous interval, an adjusted p
+# and a verdict that agree by construction. The family is named before any difference is computed:
 
 # %%
-comparisons = {}
-for a, b in (("easy", "hard"), ("easy", "real"), ("hard", "real")):
-    for m in ("RR@10", "nDCG@10"):
-        comparisons[f"{m} {a} − {b}"] = (per_query.loc[per_query.slice == a, m], per_query.loc[per_query.slice == b, m])
-scan = stats.compare_many(comparisons, paired=False)
+slice_pairs = [(a, b, m) for a, b in (("easy", "hard"), ("easy", "real"), ("hard", "real"))
+               for m in ("RR@10", "nDCG@10")]  # fmt: skip
+slice_family = stats.Family("BM25 on whole documents: slice against slice",
+                            [f"{m} {a} − {b}" for a, b, m in slice_pairs])  # fmt: skip
+print(slice_family, *slice_family.members, sep="\n  ")
+
+# %%
+comparisons = {f"{m} {a} − {b}": (per_query.loc[per_query.slice == a, m], per_query.loc[per_query.slice == b, m])
+               for a, b, m in slice_pairs}  # fmt: skip
+found = slice_family.findings(comparisons, kind="two graded groups")  # different queries: each slice resampled alone
+print(*[f.sentence for f in found.values()], sep="\n")
+scan = stats.findings_table(found).rename(columns={"estimate": "difference"})[["difference", "low", "high", "p",
+                                                                                "verdict"]]  # fmt: skip
 overlap = {}
 for name in comparisons:
     m, a, _, b = name.split()
     lo_a, hi_a, lo_b, hi_b = (by_slice.loc[s, f"{m} {end}"] for s in (a, b) for end in ("low", "high"))
     overlap[name] = "no" if lo_a > hi_b or lo_b > hi_a else "yes"
 scan.insert(0, "the two intervals overlap", pd.Series(overlap))
-print(f"{scan.attrs['comparisons']} comparisons in this cell; 'resolved' = Holm-adjusted p < 0.05")
 scan.round(3)
 
 # %%
-row = scan.loc["RR@10 easy − hard"]
-print(f"RR@10 easy − hard: the intervals overlap ({row['the two intervals overlap']}), yet the difference is "
-      f"{stats.fmt_ci(row['difference'], row['low'], row['high'])}: above 0")  # fmt: skip
+overlapping_but_resolved = [n for n in scan.index if scan.loc[n, "the two intervals overlap"] == "yes"
+                            and scan.loc[n, "verdict"] == "resolved"]  # fmt: skip
+print("the two slices' own intervals overlap, and the difference is resolved all the same:",
+      *[found[n].sentence for n in overlapping_but_resolved] or ["none in this family"], sep="\n  ")
 
 # %% [markdown]
 # The slices tell three stories:
@@ -559,9 +593,10 @@ print(f"RR@10 easy − hard: the intervals overlap ({row['the two intervals over
 # * **easy**: every query has one relevant document (the `relevant` column) and BM25 returns it in the top 5
 #   for every query (hit@5 is 1; the Wilson interval says how far below 1 the true rate could be with this many
 #   queries). The questions are phrased close to their passage, so word overlap finds it.
-# * **hard**: BM25 still finds nearly every relevant document in the top 10, but ranks it lower: the RR@10 and
-#   nDCG@10 differences from easy lie above 0 (the scan above). These questions borrow the vocabulary of
-#   look-alike passages, which compete for the top ranks.
+# * **hard**: BM25 still finds nearly every relevant document in the top 10, but ranks it lower: nDCG@10 is
+#   resolved below easy's (the scan above), and RR@10's difference is not shown (its interval reaches just past
+#   0, so it bounds the gap rather than showing it). These questions borrow the vocabulary of look-alike
+#   passages, which compete for the top ranks.
 # * **real**: against hard, the interval of the difference holds 0 on both metrics. That does **not** show the
 #   two are equally hard: it bounds the difference to the interval's ends, and with the number of queries in
 #   the table's `n` column those ends are far apart. Read the scan's rows for what is and is not resolved.
@@ -574,8 +609,9 @@ print(f"RR@10 easy − hard: the intervals overlap ({row['the two intervals over
 #    ends; say how large an effect it rules out, never "there is none".
 # 3. **Select on dev, report on test.** A configuration chosen because it scored best on some queries scores
 #    too well on those queries; its honest figure comes from queries that played no part in choosing it.
-# 4. **Count your looks.** A cell that scans *m* comparisons says *m*, and calls a difference resolved only
-#    after a correction for them (Holm here) or with simultaneous intervals (`sim low`, `sim high`).
+# 4. **Count your looks.** A cell that scans *m* comparisons declares them first, as a family of *m*, and calls a
+#    difference resolved only by the family's rule: its simultaneous interval clear of 0, which is the same count
+#    as its adjusted p within 0.05 (chapter 01 works the rule by hand).
 
 # %% [markdown]
 # The same numbers from `trec_eval`'s own code (through `pytrec_eval`), as a last check. The workbook's tests
@@ -672,9 +708,10 @@ answer_3_4 = [3, 2, 1, 0, 0]
 check.exercise("3.4", answer_3_4)
 
 # %% [markdown]
-# **3.5** A help-desk bot answers single-fact questions from the top 3 chunks. Which metric do you watch first:
-# `"recall@k"`, `"ndcg@k"`, `"mrr"` or `"hit@k"`? (Several are defensible; the check wants the one that also
-# rewards putting the fact first.)
+# **3.5** A help-desk bot answers single-fact questions from the top 3 chunks: one chunk holding the fact is all
+# it needs. Which of `"recall@k"`, `"ndcg@k"`, `"mrr"` or `"hit@k"` depends only on *where the first relevant
+# chunk is*, rewarding it more the higher it sits and ignoring every chunk after it? (nDCG also rewards putting the
+# fact first, but it also counts every other relevant chunk and its grade, which a single fact does not need.)
 
 # %% tags=["solution"]
 answer_3_5 = "mrr"

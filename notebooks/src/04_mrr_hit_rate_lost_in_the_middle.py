@@ -90,6 +90,7 @@ by_slice = stats.group_means_ci(per_query, ["slice", "retriever"], list(measures
 widths = pd.DataFrame({m: by_slice[f"{m} high"] - by_slice[f"{m} low"] for m in measures})
 width = widths.groupby(level="slice").mean().mean(axis=1)
 size = per_query[per_query.retriever == "hybrid"].slice.value_counts()
+print(f"chunks of {h.size} words with {h.overlap} overlap; {len(chunks)} chunks")
 print("mean width of the intervals per slice:", width.round(3).to_dict())
 smallest = "the smallest slice" if size.idxmin() == width.idxmax() else f"the smallest is {size.idxmin()}"
 print(f"widest on average: {width.idxmax()} ({size[width.idxmax()]} queries; {smallest})")
@@ -104,18 +105,27 @@ stats.fmt_ci_table(by_slice)
 #
 # The intervals are per cell. To compare two retrievers, compare them *on the same queries*: the per-query
 # difference, averaged, with its own interval (a paired comparison). The fused retriever against BM25, hit
-# rate@3:
+# rate@3, one comparison per slice. A hit is 0 or 1, and both retrievers answer the same queries, so each
+# difference is one of **paired 0/1** outcomes: only the queries where one retriever hits and the other misses
+# move it, and its interval is the paired Newcombe interval with the exact McNemar p beside it
+# (`stats.interval_for` picks it from the kind). Several slices are scanned at once, so they are declared as one
+# family *before* the table is read (chapter 01), and each verdict is corrected for the family's size:
 
 # %%
 hit3 = per_query.pivot(index="qid", columns="retriever", values="hit@3")
-paired = pd.DataFrame({"slice": hit3.index.map(slice_of), "hybrid - bm25": hit3["hybrid"] - hit3["bm25"]})
-diff = stats.group_means_ci(paired, "slice", "hybrid - bm25")
-apart = [s for s, row in diff.iterrows() if row["hybrid - bm25 low"] > 0 or row["hybrid - bm25 high"] < 0]
-print("slices whose interval excludes 0:", apart or "none")
-stats.fmt_ci_table(diff)
+slices = sorted(set(slice_of.values()))
+hit3_family = stats.Family("hybrid − bm25, hit@3, per slice", [f"{s}: hybrid − bm25" for s in slices])
+in_slice = {s: [q for q in hit3.index if slice_of[q] == s] for s in slices}
+hit3_found = hit3_family.findings(
+    {f"{s}: hybrid − bm25": (hit3.loc[qs, "hybrid"], hit3.loc[qs, "bm25"]) for s, qs in in_slice.items()},
+    kind="paired 0/1")  # fmt: skip
+for f in hit3_found.values():
+    print(f.sentence)
+stats.findings_table(hit3_found)[["estimate", "low", "high", "p", "verdict"]].round(3)
 
 # %% [markdown]
-# An interval that contains 0 means these queries cannot tell the two retrievers apart at hit rate@3.
+# A "not shown" means these queries cannot tell the two retrievers apart at hit rate@3 on that slice; its
+# interval still says how large a difference they rule out.
 #
 # Read the first table as two questions. *Did anything useful arrive?* That is hit rate. *Did it arrive first?* That
 # is MRR, and it is lower than hit rate at the same *k* on every row. The fused retriever's two figures at
@@ -163,26 +173,39 @@ first_at.rename_axis(columns="first relevant chunk at rank").round(3)
 kind_of = {q.qid: q.kind for q in queries}
 per_kind = metrics.evaluate(runs["hybrid"], qrels, ("RR@10", "hit@10", "R@10")).per_query.reset_index()
 per_kind["kind"] = per_kind.qid.map(kind_of)
-by_kind = stats.group_means_ci(per_kind, "kind", ["RR@10", "hit@10", "R@10"])
-stats.fmt_ci_table(by_kind)
+by_kind = per_kind.groupby("kind")[["RR@10", "hit@10", "R@10"]].mean()
+
+
+def kind_ci(values, kind):  # the interval follows the number's kind; fewer than stats.MIN_N items get none
+    iv = stats.interval_for(kind, list(values), null=0.5)
+    return f"too few (n = {len(values)})" if iv.low is None else stats.fmt_ci(iv.estimate, iv.low, iv.high)
+
+
+kinds_of = {"RR@10": "graded mean", "hit@10": "proportion", "R@10": "graded mean"}
+pd.DataFrame({m: per_kind.groupby("kind")[m].apply(kind_ci, kind=k) for m, k in kinds_of.items()}).assign(
+    n=per_kind.groupby("kind").size())  # fmt: skip
 
 # %%
 multihop = by_kind.loc["multihop"]
 print(f"multihop: hit@10 = {multihop['hit@10']:.3f} (at least one relevant chunk in the top 10), "
       f"R@10 = {multihop['R@10']:.3f} (share of all the relevant chunks in the top 10)")
-for kind, row in by_kind.iterrows():  # collapsed on purpose: the bootstrap of all hits, beside Wilson's
+n_kind = per_kind.groupby("kind").size()
+for kind, row in by_kind.iterrows():  # a bootstrap of all hits can only resample hits: Wilson's interval instead
     if row["hit@10"] == 1:
-        p, low, high = stats.wilson(int(row.n), int(row.n))
-        _, b_low, b_high = stats.bootstrap_ci([1.0] * int(row.n))
-        print(f"{kind}: {int(row.n)} of {int(row.n)} hits; bootstrap interval [{b_low:.3f}, {b_high:.3f}], "
+        n = int(n_kind[kind])
+        resampled = stats.bootstrap_ci([1.0] * n)
+        p, low, high = stats.wilson(n, n)
+        print(f"{kind}: {n} of {n} hits; every bootstrap resample's mean is {resampled[1]:.3f} (no width), "
               f"Wilson interval [{low:.3f}, {high:.3f}]")
 
 # %% [markdown]
-# Two cautions from that table. A kind with a handful of queries (`synthesis`, see `n`) gets an interval so wide
-# that its means say next to nothing. And where every query of a kind is a hit, a bootstrap interval would
-# collapse to a single point: resampling hits only ever gives hits, so it cannot show a miss the sample never
-# drew. That is why the table gives hit@10, a proportion, the Wilson interval (`labkit.measures.stats.wilson`; chapter
-# 03), and the bootstrap only to the other means; the two are printed side by side above for those rows.
+# Two cautions from that table. A kind with fewer than ten queries (`synthesis`, see `n`) gets no interval at
+# all: a bootstrap of a handful of values repeats them and its ends would be read as knowledge they are not
+# (`stats.MIN_N`), so its means say next to nothing. And where every query of a kind is a hit, a bootstrap
+# interval would collapse to a single point: resampling hits only ever gives hits, so it cannot show a miss the
+# sample never drew. That is why the table gives hit@10, a proportion, the Wilson interval
+# (`labkit.measures.stats.wilson`; chapter 03), and the bootstrap-t only to the other means
+# (`stats.interval_for` chooses by kind); the lines above show what the bootstrap would have given for those rows.
 
 # %% [markdown]
 # ## Why position matters: "lost in the middle"
@@ -373,6 +396,7 @@ llm.reset_usage()
 study = ps.study_contexts()
 trials = ps.study_trials(study)
 by_qid = h.by_qid
+print(f"passages of {ps.SIZE} words with {ps.OVERLAP} overlap (the chapter's chunks: {h.size} words)")
 print(f"{len(study)} questions, {len(trials)} trials:",
       pd.Series([t.condition for t in trials]).value_counts().to_dict())  # fmt: skip
 model_15 = rd.llm_reader(llm.from_env(llm.DEFAULT_MODEL))
@@ -418,14 +442,16 @@ design.round(3)
 from labkit.studies import answers_data
 
 rule, sample = correctness.reference_rule("first"), hb.reader_sample()
-rule_rates = {}
+rule_rates, judged = {}, {}
 for name, model_id in (("1.5B", llm.DEFAULT_MODEL), ("0.5B", llm.SMALL_MODEL)):
     said = answers_data.recorded_answers(model_id, sample).set_index("qid")["answer"]
     label = answers_data.label_check(model_id, sample)
     rows = pd.DataFrame({"label": {q.qid: label(said[q.qid], q) for q in sample},
                          "rule": {q.qid: rule(said[q.qid], q) for q in sample}})  # fmt: skip
     rule_rates[name] = stats.judge_report(rows, ["rule"], truth="label", missing="skip").iloc[0]
+    judged[name] = rows.dropna().astype(int)  # the labelled answers the rule could judge, for the ÷ J figures below
 rule_rates = pd.DataFrame(rule_rates).T.rename_axis("model")
+print(f"{len(sample)} labelled reader answers per model, over {h.size}-word chunks")
 J = rule_rates["J"].astype(float)
 counts = {m: [int(x) for x in rule_rates.loc[m, "TPR n"].split("/")] for m in rule_rates.index}
 print("TPR, 0.5B minus 1.5B (two sets of answers: Newcombe):",
@@ -438,27 +464,52 @@ rule_rates[["judged", "TPR", "TPR 95%", "TPR n", "TNR", "TNR 95%", "TNR n", "J"]
 # these rates over to this study: the labels are of answers over three 128-word chunks (chapters 07 and 09), not of
 # these prompts, and the rule is taken to err the same way in every condition. If they hold:
 #
-# * a difference between two conditions of **one** model is J times the difference in its accuracy. A test of
-#   "difference = 0" keeps its verdict; the size of an effect in the model's accuracy is the printed one
-#   divided by J;
+# * a difference between two conditions of **one** model is J times the difference in its accuracy, where J is
+#   the rule's TPR + TNR − 1 (Youden's J: 1 for a perfect check, 0 for one that says yes as often to wrong
+#   answers as to right ones; chapter 06 teaches it). A test of "difference = 0" keeps its verdict; the size of
+#   an effect in the model's accuracy is the printed one divided by J, and J is itself measured on 120 labelled
+#   answers, so a figure divided by J gets an interval that resamples both the questions and those labels;
 # * a comparison **between** the models mixes two instruments with different J, so a pass-rate gap is not an
 #   accuracy gap. Each such comparison below is printed in the rule's units, and converted where it matters.
 
+# The test of a U, per question: the mean verdict with the gold at the two ends minus the verdict with it in
+# the middle, averaged over the 80 questions (a graded mean of paired differences, each a whole or a half step).
+# The chapter makes three such tests: the 1.5B at five and at ten passages here, and the smaller 0.5B at ten
+# further down. All three are declared now, as one family, before any of them is read; the 0.5B's is computed
+# when its answers come in:
+
 # %%
-u_test = pd.DataFrame({n: ps.ends_vs_middle(table, n) for n in ps.N_DOCS}).T.rename_axis("passages")
-u_test
+position_family = stats.Family("ends − middle", ["1.5B, 5 passages", "1.5B, 10 passages", "0.5B, 10 passages"])
+ends_middle = {f"1.5B, {n} passages": ps.ends_and_middle(table, n) for n in ps.N_DOCS}
+u_found = position_family.findings({name: (f["ends"], f["middle"]) for name, f in ends_middle.items()},
+                                   kind="paired graded")  # fmt: skip
+for f in u_found.values():
+    print(f.sentence)
+stats.findings_table(u_found)[["estimate", "low", "high", "p", "verdict"]].round(4)
 
 # %% [markdown]
-# **No U appears at this scale.** Per question, the ends minus the middle is +0.0125 [−0.05, 0.075] with five
-# passages and −0.0063 [−0.0938, 0.075] with ten. Both intervals contain 0, so these 80 questions cannot tell
-# the ends from the middle. The upper ends bound the dip: a middle that costs this model more than 7.5 points of
-# the rule's pass rate is unlikely at both sizes, which is about 13 points of the model's accuracy once divided
-# by the rule's J for the 1.5B:
+# **No U appears at this scale.** Neither test is resolved (the sentences above): these 80 questions cannot tell
+# the ends from the middle. What they do is bound the dip: the upper end of each interval is the largest middle
+# cost, in the rule's pass rate, that the data leave plausible. In the model's accuracy, each dip divided by the
+# rule's J for the 1.5B, with the labelled answers behind J resampled together with the questions (declared as a
+# family of two):
 
 # %%
-bound = max(ps.ends_vs_middle(table, n)["high"] for n in ps.N_DOCS)
-print(f"upper bound of the dip: {bound:.3f} of the rule's pass rate = {bound / J['1.5B']:.3f} of the 1.5B's accuracy "
-      f"(divided by J = {J['1.5B']:.2f})")  # fmt: skip
+rule_j = {name: (lambda v, m=name: (v[f"{m} rule"][v[f"{m} label"] == 1].mean()
+                                    + (1 - v[f"{m} rule"][v[f"{m} label"] == 0]).mean() - 1))
+          for name in judged}  # fmt: skip
+labels_of = {name: {f"{name} rule": f["rule"].to_numpy(), f"{name} label": f["label"].to_numpy()}
+             for name, f in judged.items()}  # fmt: skip
+in_accuracy = stats.Family("ends − middle ÷ J (1.5B's accuracy)", list(ends_middle))
+dip_accuracy = {name: stats.derived_finding(name, [{"d": (f["ends"] - f["middle"]).to_numpy()}, labels_of["1.5B"]],
+                                            lambda v: v["d"].mean() / rule_j["1.5B"](v), 0, family=in_accuracy)
+                for name, f in ends_middle.items()}  # fmt: skip
+for f in dip_accuracy.values():
+    print(f.sentence)
+bound = max(f.high for f in u_found.values())
+bound_accuracy = max(f.high for f in dip_accuracy.values())
+print(f"largest upper end: {bound:.3f} of the rule's pass rate, {bound_accuracy:.3f} of the 1.5B's accuracy "
+      f"(the point estimate of J is {J['1.5B']:.2f})")  # fmt: skip
 
 # %% [markdown]
 # The same statistic on Liu et al.'s published curves at 20 documents:
@@ -469,11 +520,12 @@ liu_gap = (liu_20[[1, 20]].mean(axis=1) - liu_20[[5, 10, 15]].mean(axis=1)) / 10
 liu_gap.rename("ends minus middle (published)").round(3)
 
 # %% [markdown]
-# GPT-3.5's ends beat its middle by 0.14, far more than our intervals allow. The gaps of Claude-1.3, MPT-30B
+# GPT-3.5's ends beat its middle by 0.14, more than our upper ends allow. The gaps of Claude-1.3, MPT-30B
 # and LongChat-13B (0.028 to 0.067) are within them, so a model with their shape could hide in our data. So
-# "no U" means: no dip larger than about 7.5 points of the rule's pass rate (about 13 of the model's accuracy),
-# for this model, with 5 or 10 passages of 64 words. It does not mean position never matters, and it is not
-# evidence that this model has no dip at all: an interval bounds an effect, it never proves it is zero.
+# "no U" means: no dip larger than the largest upper end printed above, in the rule's pass rate (larger still
+# in the model's accuracy, where dividing by J widens every interval), for this model, with 5 or 10 passages of
+# 64 words. It does not mean position never matters, and it is not evidence that this model has no dip at all:
+# an interval bounds an effect, it never proves it is zero.
 
 # %%
 def curve(n):
@@ -497,40 +549,56 @@ plots.plot_positions(liu, model_curves, n_docs=20, intervals=spread, baselines=b
 # invented company), and so do the contexts (20 passages of about 100 words against 5 or 10 of 64). Our two lines
 # are flat within their bars. What separates them is the number of passages, not the position: ten passages sit
 # below five, and both sit below the oracle. That is testable the same paired way: per question, the oracle's
-# verdict minus the mean over one size's positions (`ps.distractor_cost`):
+# verdict minus the mean over one size's positions (`ps.oracle_and_among`). The chapter makes this test three
+# times (the 1.5B at five and ten passages, the 0.5B at ten further down), declared here as one family:
 
 # %%
-cost = pd.DataFrame.from_dict({n: ps.distractor_cost(table, n) for n in ps.N_DOCS}, orient="index")
-cost = cost.rename_axis("passages")
-cost.round(3)
+cost_family = stats.Family("oracle − among distractors", ["1.5B, 5 passages", "1.5B, 10 passages",
+                                                          "0.5B, 10 passages"])  # fmt: skip
+oracle_among = {f"1.5B, {n} passages": ps.oracle_and_among(table, n) for n in ps.N_DOCS}
+cost_found = cost_family.findings({name: (f["oracle"], f["among"]) for name, f in oracle_among.items()},
+                                  kind="paired graded")  # fmt: skip
+for f in cost_found.values():
+    print(f.sentence)
+stats.findings_table(cost_found)[["estimate", "low", "high", "p", "verdict"]].round(3)
 
 # %% [markdown]
-# Four distractors beside the gold cost 0.079 [0.013, 0.146], and nine cost 0.142 [0.067, 0.217]. Both intervals
-# exclude 0. For this reader at this length, *how many* passages surround the evidence matters, and *where* it sits
+# Nine distractors beside the gold cost this reader a resolved 0.142 of the rule's pass rate; four cost 0.079,
+# not shown after the correction for three (the interval's low end sits just below 0, so these questions
+# cannot rule out a cost near 0 at five passages, nor one of up to its upper end). For this reader at this
+# length, *how many* passages surround the evidence matters where the test resolves it, and *where* it sits
 # does not measurably (within the bound above). That is the direction the control readers showed above (more
-# passages, lower accuracy), and the direction of Liu et al.'s 20 against 30 documents. For a pipeline, every extra
-# chunk in the prompt has a measurable price, even when recall stays the same.
+# passages, lower accuracy), and the direction of Liu et al.'s 20 against 30 documents. For a pipeline, a
+# long prompt has a measurable price, even when recall stays the same.
 #
 # ### Does "best at both ends" help?
 #
 # The fix the U suggests: keep the retriever's ranking but lay it out so the best passages sit at the two ends
 # and the weakest in the middle (rank 1 first, rank 2 last, rank 3 second, ...; `ps.ends_order`, as LangChain's
 # `LongContextReorder`). Per question, the 5-passage context in the retrieved order (the gold where the
-# retriever ranked it among the distractors) against the same passages reordered, paired:
+# retriever ranked it among the distractors) against the same passages reordered. Each question gets two 0/1
+# verdicts, so this is a paired 0/1 comparison (paired Newcombe, exact McNemar p), declared alone:
 
 # %%
 print("ends order of 5 ranks:", ps.ends_order(5))
-reorder = pd.Series(ps.reorder_effect(table, study, 5))
-reorder
+reorder = pv.reorder_verdicts(table, study, 5)
+reorder_family = stats.Family("ends order − retrieved order (1.5B, 5 passages)", ["ends − as retrieved"])
+reorder_found = reorder_family.findings({"ends − as retrieved": (reorder["ends"], reorder["as retrieved"])},
+                                        kind="paired 0/1")["ends − as retrieved"]  # fmt: skip
+print(reorder_found.sentence)
+gained = int(((reorder["ends"] == 1) & (reorder["as retrieved"] == 0)).sum())
+lost = int(((reorder["ends"] == 0) & (reorder["as retrieved"] == 1)).sum())
+print(f"ends order right on {reorder['ends'].mean():.3f}, retrieved order on {reorder['as retrieved'].mean():.3f}; "
+      f"{gained} questions gained, {lost} lost (McNemar p {reorder_found.details['McNemar p']:.3f}); "
+      f"the gold did not move for {int((~reorder['gold moved']).sum())} of {len(reorder)}")  # fmt: skip
 
 # %% [markdown]
-# The ends order is right on 0.625 of the questions and the retrieved order on 0.600: +0.025 [−0.05, 0.10].
-# The discordant pairs split 6 gained against 4 lost, which is what chance gives. For 35 of the 80 questions the
-# gold stays where it was, since the retriever ranked it first and only the distractors move. Even so, some of
-# their verdicts flip (the example question below is one). For this model the reordering changes nothing
-# measurable, and the interval bounds what it could gain: more than 10 points of the rule's pass rate is
-# unlikely. That is not evidence that it is useless: a model with a U could gain from it, and it costs nothing.
-# Measure that model first.
+# Only the questions whose verdict changes move the difference: the discordant pairs, gained against lost, on
+# the last line. For the questions whose gold did not move, the retriever ranked it first and only the
+# distractors move. Even so, some of their verdicts flip (the example question below is one). The finding's
+# sentence says what the interval rules out: a gain from the reordering larger than its upper end is unlikely
+# for this model. That is not evidence that it is useless: a model with a U could gain from it, and it costs
+# nothing. Measure that model first.
 #
 # ### The control readers on the same trials
 #
@@ -569,6 +637,8 @@ pd.concat({name: acc[acc.questions == len(study)]["accuracy"] for name, acc in e
 # %%
 patterns = {q: pv.question_pattern(table, q) for q in dict.fromkeys(table.qid)}
 u_shaped = [q for q, p in patterns.items() if p.endswith("10: ✓✗✓")]
+same = pd.Series(patterns).str[-3:].isin(["✓✓✓", "✗✗✗"]).sum()
+print(f"{same} of {len(patterns)} get the same verdict at all three positions of ten")
 print(f"{len(u_shaped)} of {len(patterns)} questions follow a U at 10 passages;",
       pd.Series(patterns).str[-3:].value_counts().to_dict())  # fmt: skip
 example = pv.trial_view(table, study, (u_shaped or list(patterns))[0], "gold at 5 of 10", by_qid)
@@ -623,8 +693,9 @@ pd.DataFrame({name: [stats.fmt_ci(*acc.loc[key, ["accuracy", "low", "high"]]) fo
 
 # %% [markdown]
 # The 0.5B's pass rate is below the 1.5B's in every row. Is it weaker *everywhere*? Both models answered the
-# same 80 questions, so per condition the paired difference of their verdicts, the five rows scanned together
-# (Holm's correction and simultaneous intervals, chapter 03):
+# same 80 questions, so per condition the paired difference of their 0/1 verdicts (paired Newcombe, exact
+# McNemar p), the five rows declared as one family before the table is read, each corrected for the five
+# (chapter 01):
 
 # %%
 def verdicts(t, condition, n_docs, position):
@@ -634,82 +705,109 @@ def verdicts(t, condition, n_docs, position):
 
 conditions = {"closed book": ("closed-book", 0, 0), "oracle": ("oracle", 1, 1), "gold at 1 of 10": ("position", 10, 1),
               "gold at 5 of 10": ("position", 10, 5), "gold at 10 of 10": ("position", 10, 10)}  # fmt: skip
-model_gap = stats.compare_many(
-    {f"{name}: 1.5B - 0.5B": (verdicts(table, *c), verdicts(small, *c).reindex(verdicts(table, *c).index))
-     for name, c in conditions.items()}  # fmt: skip
-)
-print(f"{model_gap.attrs['comparisons']} paired comparisons, in the rule's units")
-model_gap.round(3)
+gap_family = stats.Family("1.5B − 0.5B, per condition", [f"{name}: 1.5B − 0.5B" for name in conditions])
+model_gap = gap_family.findings(
+    {f"{name}: 1.5B − 0.5B": (verdicts(table, *c), verdicts(small, *c).reindex(verdicts(table, *c).index))
+     for name, c in conditions.items()}, kind="paired 0/1")  # fmt: skip
+print(f"{len(model_gap)} paired comparisons, in the rule's units")
+for f in model_gap.values():
+    print(f.sentence)
+stats.findings_table(model_gap)[["estimate", "low", "high", "p", "verdict"]].round(3)
 
 # %% [markdown]
-# Only the oracle gap survives the scan: with the gold passage alone the 1.5B passes 0.225 more often. With the
-# gold first among ten passages the two cannot be told apart (+0.050, an interval from −0.04 to +0.15); in the
-# middle the gap is resolved before the correction only, and last it touches 0. "Weaker everywhere" is more than these
-# questions show; "weaker with the evidence alone, and not measurably different once it is buried" is what they
-# show.
+# The verdicts are the sentences above: a resolved row is a gap these questions show after the correction for
+# five, a "not shown" row one they cannot tell from 0, with the size it rules out. "Weaker everywhere" is more
+# than a scan with any "not shown" row shows; the rows say where the 0.5B is shown weaker and where the data
+# leave it open.
 #
-# The position and distractor tests of both models, per question:
+# The 0.5B's own position and distractor tests are the third members of the two families declared for the
+# 1.5B above, read now with the same corrections. The position family, all three members:
 
 # %%
-def paired_row(t):
-    u, c = ps.ends_vs_middle(t, 10), ps.distractor_cost(t, 10)
-    return {"ends minus middle": stats.fmt_ci(u["difference"], u["low"], u["high"]),
-            "oracle minus the 10-passage mean": stats.fmt_ci(c["difference"], c["low"], c["high"])}
-
-
-pd.DataFrame({name: paired_row(t) for name, t in {"1.5B": table, "0.5B": small}.items()}).T
-
-# %% [markdown]
-# The 0.5B's ends beat its middle by +0.087 [0.025, 0.156], the one interval of this chapter's position tests
-# that lies above 0. But the chapter ran three such tests (the 1.5B at five and at ten passages, the 0.5B at
-# ten), and one of three clearing 0 at the 95% level is what chance alone gives fairly often. Scanned together:
-
-# %%
-dips = {"1.5B, 5 passages": ps.ends_and_middle(table, 5), "1.5B, 10 passages": ps.ends_and_middle(table, 10),
-        "0.5B, 10 passages": ps.ends_and_middle(small, 10)}  # fmt: skip
-position_tests = stats.compare_many({f"{name}: ends - middle": (f["ends"], f["middle"]) for name, f in dips.items()})
-print(f"{position_tests.attrs['comparisons']} position tests; resolved after Holm: "
-      f"{int(position_tests['resolved'].sum())}")  # fmt: skip
-position_tests.round(3)
+ends_middle["0.5B, 10 passages"] = ps.ends_and_middle(small, 10)
+u_found |= position_family.findings({"0.5B, 10 passages": (ends_middle["0.5B, 10 passages"]["ends"],
+                                                           ends_middle["0.5B, 10 passages"]["middle"])},
+                                    kind="paired graded")  # fmt: skip
+oracle_among["0.5B, 10 passages"] = ps.oracle_and_among(small, 10)
+cost_found |= cost_family.findings({"0.5B, 10 passages": (oracle_among["0.5B, 10 passages"]["oracle"],
+                                                          oracle_among["0.5B, 10 passages"]["among"])},
+                                   kind="paired graded")  # fmt: skip
+for f in (u_found["0.5B, 10 passages"], cost_found["0.5B, 10 passages"]):
+    print(f.sentence)
+plain = stats.finding("0.5B, 10 passages: ends − middle, alone", (ends_middle["0.5B, 10 passages"]["ends"],
+                                                                 ends_middle["0.5B, 10 passages"]["middle"]),
+                      "paired graded")  # fmt: skip
+print(plain.sentence)
+stats.findings_table(u_found)[["estimate", "low", "high", "p", "verdict"]].round(3)
 
 # %% [markdown]
-# After Holm's correction none is resolved (the 0.5B's adjusted p is about 0.06), while its simultaneous interval
-# only just excludes 0 (its low end is 0.006): the two corrections disagree at the margin, which is itself the
-# answer. Read the 0.5B's dip as a lead to re-test on new questions, not as a finding.
+# The first line is the 0.5B's dip as a member of the family of three position tests declared before any was
+# read: resolved, its ends beat its middle by 0.087 of the rule's pass rate after the correction, though its low
+# end (0.004) sits close to 0. The third line is the same dip taken alone, uncorrected: the narrower interval a
+# lead would print, and the reason the family was declared first (one of three tests clearing 0 at 95 % is what
+# chance alone gives fairly often). The second line is the 0.5B's cost of nine distractors, not shown: its
+# oracle is low to begin with. One model of two, one size, 80 questions: a dip to re-test on new questions
+# before anyone reorders prompts for it.
 #
 # Do the two models *differ* in shape, or in what distractors cost them? Two separate tests (one resolved, one
-# not) cannot say; the question is a difference of differences on the same 80 questions
-# (`stats.interaction_ci`, paired). In the rule's units, and in each model's accuracy (each effect divided by
-# its own J, under the assumptions above):
+# not) cannot say; the question is a difference of differences on the same 80 questions (an interaction:
+# per question, one model's effect minus the other's, paired). The chapter asks it three times (shape, the
+# loss from the oracle, and, after the padding control below, the look-alikes' cost), declared here as one
+# family of six: each in the rule's units, and each in the models' accuracy (each effect divided by its own J,
+# the labelled answers of both models resampled with the questions). Between two models the second is the one
+# that answers the question, since their rule's J differ; the first needs no assumption about the rule:
 
 # %%
-dip = {name: f["ends"] - f["middle"] for name, f in dips.items()}
-loss = {name: f["oracle"] - f["among"] for name, f in
-        {"1.5B": ps.oracle_and_among(table, 10), "0.5B": ps.oracle_and_among(small, 10)}.items()}  # fmt: skip
-tests = {
-    "dip: 0.5B - 1.5B (10 passages)": (dip["0.5B, 10 passages"], dip["1.5B, 10 passages"], ("0.5B", "1.5B")),
-    "oracle -> 10 passages loss: 1.5B - 0.5B": (loss["1.5B"], loss["0.5B"], ("1.5B", "0.5B")),
-}
-rows = {}
-for name, (a, b, (ma, mb)) in tests.items():
-    t = stats.interaction_ci(a, b.reindex(a.index), paired=True)
-    rows[name] = {"rule's units": stats.fmt_ci(t["interaction"], t["low"], t["high"]),
-                  "the two effects": f"{a.mean():+.3f} and {b.mean():+.3f}",
-                  "in accuracy (÷ J)": f"{a.mean() / J[ma]:+.3f} and {b.mean() / J[mb]:+.3f}"}  # fmt: skip
-pd.DataFrame(rows).T
+dip = {name: f["ends"] - f["middle"] for name, f in ends_middle.items()}
+loss = {name: oracle_among[f"{name}, 10 passages"]["oracle"] - oracle_among[f"{name}, 10 passages"]["among"]
+        for name in ("1.5B", "0.5B")}  # fmt: skip
+shape, lost, lookalike = ("dip: 0.5B − 1.5B (10 passages)", "oracle → 10 passages loss: 1.5B − 0.5B",
+                          "look-alike cost: 1.5B − 0.5B")  # fmt: skip
+IN_ACCURACY = " (÷ J)"
+differ_family = stats.Family("the two models differ", [shape, lost, lookalike, *(name + IN_ACCURACY for name in
+                                                                                 (shape, lost, lookalike))])
+tests = {shape: (dip["0.5B, 10 passages"], dip["1.5B, 10 passages"], ("0.5B", "1.5B")),
+         lost: (loss["1.5B"], loss["0.5B"], ("1.5B", "0.5B"))}  # fmt: skip
+
+
+def interaction_in_accuracy(name, a, b, ma, mb):
+    b = b.reindex(a.index)
+    return stats.derived_finding(name + IN_ACCURACY,
+                                 [{"a": a.to_numpy(), "b": b.to_numpy()}, labels_of[ma], labels_of[mb]],
+                                 lambda v: v["a"].mean() / rule_j[ma](v) - v["b"].mean() / rule_j[mb](v), 0,
+                                 family=differ_family)  # fmt: skip
+
+
+differ = differ_family.findings({name: (a, b.reindex(a.index)) for name, (a, b, _) in tests.items()},
+                                kind="paired graded")  # fmt: skip
+differ_acc = {name: interaction_in_accuracy(name, a, b, *models) for name, (a, b, models) in tests.items()}
+for name in tests:
+    print(differ[name].sentence)
+    print("  in accuracy:", differ_acc[name].sentence)
+pd.DataFrame({name: {"the two effects (rule's units)": f"{a.mean():+.3f} and {b.mean():+.3f}",
+                     "difference (rule's units)": stats.fmt_ci(differ[name].estimate, differ[name].low,
+                                                               differ[name].high),
+                     "verdict": differ[name].verdict,
+                     "difference in accuracy (÷ J)": stats.fmt_ci(differ_acc[name].estimate, differ_acc[name].low,
+                                                                  differ_acc[name].high),
+                     "verdict (÷ J)": differ_acc[name].verdict}
+              for name, (a, b, _) in tests.items()}).T  # fmt: skip
 
 # %% [markdown]
-# * **Shape**: the 0.5B's dip minus the 1.5B's is +0.094 [−0.025, 0.212]. The interval holds 0, so these data do
-#   not show the two models differ in shape.
-# * **What ten passages cost**: the 1.5B loses 0.125 [0.017, 0.229] *more* than the 0.5B from its oracle to ten
-#   passages, resolved, and the conversion to accuracy widens the gap (the rule understates the 1.5B's losses
-#   more than the 0.5B's). The 0.5B's loss is 0.017 [−0.067, 0.104]: its oracle is low to begin with (it
-#   misreads a lone gold passage more often than the 1.5B misreads one among nine distractors), so it has less to
-#   lose. The padding control below shows why that baseline is a weak one.
+# * **Shape**: the 0.5B's dip minus the 1.5B's is not shown, in either unit: the 0.5B's dip is resolved and the
+#   1.5B's is not, yet the data do not show the two dips differ (the interval of their difference holds 0). Two
+#   separate verdicts are not a comparison.
+# * **What ten passages cost**: in the rule's units the 1.5B's larger loss (+0.142 against +0.017) is not
+#   shown; in accuracy, each loss divided by its model's J, it is resolved, 0.225 more for the 1.5B (the rule
+#   understates the 1.5B's losses more than the 0.5B's). That verdict rests on the two assumptions above about
+#   the rule. The 0.5B's oracle is low to begin with (it misreads a lone gold passage more often than the 1.5B
+#   misreads one among nine distractors), so it has less to lose; the padding control below shows why that
+#   baseline is a weak one.
 #
 # So on this handbook the source's point that small models cope worse with long contexts is **not** what the data
-# show: the small model is worse with the evidence alone, and it is the larger model that loses more from that
-# baseline once distractors surround it (the padding control below qualifies even this). Two models of one family,
+# show: the small model is worse with the evidence alone, and if either model loses more from that baseline once
+# distractors surround it, it is the larger one (in accuracy, under the rule's assumptions; the padding control
+# below qualifies even this). Two models of one family,
 # at ten passages of 64 words (about a thousand tokens), are one point of evidence, not a rule; the source's claim
 # is about far longer contexts. A reordering that does nothing measurable for the 1.5B might help the 0.5B if its
 # dip is real, which is where the measurement has to be repeated.
@@ -751,35 +849,54 @@ pd.DataFrame({name: {c: stats.fmt_ci(*stats.mean_ci(v)) for c, v in f.items()} f
 # %% [markdown]
 # Per question, the oracle minus the padded prompt is what length alone costs; the padded prompt minus the gold
 # first among the distractors is what look-alike passages cost at the same length and the same position. The
-# two add up to the oracle-to-distractors loss at position 1. All four, paired:
+# two add up to the oracle-to-distractors loss at position 1. All four are paired 0/1 comparisons, declared as
+# one family:
 
 # %%
 parts = {}
 for name, f in three.items():
-    parts[f"{name}: length (oracle - padded)"] = (f["oracle"], f["gold + 9 padding"])
-    parts[f"{name}: look-alikes (padded - distractors)"] = (f["gold + 9 padding"], f["gold + 9 distractors"])
-decomposition = stats.compare_many(parts)
-print(f"{decomposition.attrs['comparisons']} paired comparisons")
-decomposition.round(3)
+    parts[f"{name}: length (oracle − padded)"] = (f["oracle"], f["gold + 9 padding"])
+    parts[f"{name}: look-alikes (padded − distractors)"] = (f["gold + 9 padding"], f["gold + 9 distractors"])
+padding_family = stats.Family("length and look-alikes", list(parts))
+decomposition = padding_family.findings(parts, kind="paired 0/1")
+print(f"{len(decomposition)} paired comparisons")
+for f in decomposition.values():
+    print(f.sentence)
+stats.findings_table(decomposition)[["estimate", "low", "high", "p", "verdict"]].round(3)
 
 # %% [markdown]
-# Four comparisons, scanned together:
+# Do the two models' look-alike costs differ? That is the third member of the interaction family declared
+# above: per question, the 1.5B's look-alike cost minus the 0.5B's, in the rule's units and in accuracy:
+
+# %%
+costs = {name: f["gold + 9 padding"] - f["gold + 9 distractors"] for name, f in three.items()}
+tests[lookalike] = (costs["1.5B"], costs["0.5B"], ("1.5B", "0.5B"))
+differ |= differ_family.findings({lookalike: (costs["1.5B"], costs["0.5B"].reindex(costs["1.5B"].index))},
+                                 kind="paired graded")  # fmt: skip
+differ_acc[lookalike] = interaction_in_accuracy(lookalike, costs["1.5B"], costs["0.5B"], "1.5B", "0.5B")
+print(f"look-alike costs: 1.5B {costs['1.5B'].mean():+.3f}, 0.5B {costs['0.5B'].mean():+.3f}")
+print(differ[lookalike].sentence)
+print("in accuracy:", differ_acc[lookalike].sentence)
+
+# %% [markdown]
+# The four comparisons of the padding family, then the interaction:
 #
-# * **The 1.5B** loses 0.15 from its oracle (0.688) to the gold first among nine distractors (0.537). The
-#   padding splits that into length, +0.050 [−0.038, 0.138], and look-alikes, +0.100 [−0.013, 0.212]. Neither
-#   part is resolved on its own: the look-alikes' share is the larger point estimate, but 80 questions cannot
-#   say which of the two costs this model more.
-# * **The 0.5B does better with padding than with the gold alone**: 0.600 against 0.463, a "length cost" of
-#   −0.138 [−0.225, −0.062], resolved after Holm. Nine passages of unrelated text *help* it read the one that
-#   matters. We did not expect this and have not tested why; what it shows is that the lone-passage prompt is
-#   itself a hard prompt for this model. Its look-alike cost, +0.100 [0.012, 0.200], holds before Holm only.
+# * **The 1.5B** loses from its oracle (0.688) to the gold first among nine distractors (0.537). The padding
+#   splits that into length and look-alikes, neither resolved (the first two sentences): the look-alikes' share
+#   is the larger point estimate, but 80 questions cannot say which of the two costs this model more.
+# * **The 0.5B does better with padding than with the gold alone**: 0.600 against 0.463, a "length cost" that
+#   is negative and resolved. Nine passages of unrelated text *help* it read the one that matters. We did not
+#   expect this and have not tested why; what it shows is that the lone-passage prompt is itself a hard prompt
+#   for this model. Its look-alike cost is not shown after the correction for four.
 #
 # That changes the reading of the model comparison above. The 0.5B's oracle is not its ceiling, so its small
-# loss "from oracle to ten passages" (0.017) is measured from a low baseline, and "the 1.5B loses more" compares
-# two losses from baselines that differ in kind. Measured from the padded prompt instead (same length, no
-# look-alikes), the two models' look-alike costs have the same point estimate (+0.100 each);
-# nothing here says they differ. A baseline is part of the design: change the prompt's shape and the baseline can
-# move more than the effect it is there to measure.
+# loss "from oracle to ten passages" is measured from a low baseline, and "the 1.5B loses more" compares two
+# losses from baselines that differ in kind. Measured from the padded prompt instead (same length, no
+# look-alikes), the two models' look-alike costs have the same point estimate (+0.100 each), and their
+# difference, the interaction on the last lines, is not shown: it rules out a gap larger than its ends, and
+# those ends are wide (80 questions bound a difference of differences only loosely). That is not a finding that
+# the costs are equal. A baseline is part of the design: change the prompt's shape and the baseline can move
+# more than the effect it is there to measure.
 #
 # ### What this design cannot separate
 #
@@ -788,12 +905,14 @@ decomposition.round(3)
 # gold last, all nine come before it, the strongest at the top of the prompt. A position effect and an effect of
 # where the strongest look-alike sits are **confounded** in every position test above. A counterbalanced design
 # (each position tried with the distractors in rank order and in reverse, or shuffled per trial) would separate
-# them, at 240 more recorded answers per model for positions 1, 5 and 10 of ten. It was not recorded: read the
+# them, at the number of recorded answers printed below, per model. It was not recorded: read the
 # position tests as tests of "gold at *p* among distractors in rank order".
 #
-# What the recording cost (replayed here in no time):
+# What the recording cost (replayed here in no time), after what the counterbalanced design would add:
 
 # %%
+print(f"a counterbalanced design: {len(study) * len(ps.POSITIONS[10])} more recorded answers per model for "
+      f"positions {ps.POSITIONS[10]} of ten, in one more distractor order")  # fmt: skip
 llm.usage_table()
 
 # %% [markdown]
@@ -845,20 +964,23 @@ explorer.result
 #   Per-slice figures come with intervals; compare retrievers on the same queries.
 # * Position can matter: Liu et al. measured a U-curve whose depth depends on the model (the drop table above).
 #   The local 1.5B on the handbook (80 questions, 5 and 10 passages of 64 words) shows no U that 80 questions can
-#   detect: the ends minus the middle is +0.0125 [−0.05, 0.075] and −0.0063 [−0.0938, 0.075], which bounds its dip
-#   at about 7.5 points of the rule's pass rate (about 13 of its accuracy). What it does pay for is distractors:
-#   0.079 and 0.142 below its oracle, both intervals above 0. "Best at both ends" moved nothing measurable
-#   (+0.025 [−0.05, 0.10]).
-# * The 0.5B's middle dip at ten passages (+0.087 [0.025, 0.156]) does not survive Holm's correction for the
-#   three position tests, and the two models' dips cannot be told apart (+0.094 [−0.025, 0.212]). It is the 1.5B
-#   that loses more from its oracle to ten passages (+0.125 [0.017, 0.229]); the 0.5B is weaker with the gold alone.
+#   detect: the ends minus the middle is not shown at either size, and the intervals bound its dip at 0.095 of
+#   the rule's pass rate (0.156 of its accuracy, divided by J). What it does pay for is distractors: nine cost
+#   0.142 below its oracle, resolved; four cost 0.079, not shown. "Best at both ends" moved nothing measurable
+#   (0.025 [−0.055, 0.105], not shown).
+# * The 0.5B's middle dip at ten passages (0.087 [0.004, 0.171]) is resolved among the three position tests
+#   declared before reading, close to 0 at its low end; but the two models' dips are not shown to differ
+#   (0.094 [−0.066, 0.253]). In accuracy the 1.5B loses more from its oracle to ten passages (0.225 [0.015, 0.524],
+#   resolved, under the rule's assumptions; not shown in the rule's units); the 0.5B is weaker with the gold alone.
 # * A padding control (the gold first among nine unrelated passages of the same length) splits the 1.5B's loss
-#   into length (+0.050) and look-alikes (+0.100), neither resolved alone; the 0.5B does *better* padded than
-#   with the gold alone (+0.138, resolved), so its oracle is a weak baseline; measured from the padded prompt,
-#   the two models' look-alike costs have the same point estimate (+0.100 each).
+#   into length and look-alikes, neither resolved; the 0.5B does *better* padded than with the gold alone
+#   (resolved), so its oracle is a weak baseline; measured from the padded prompt, the two models' look-alike
+#   costs have the same point estimate (+0.100 each), and their difference is not shown (which bounds it, and
+#   does not make it 0).
 # * Every accuracy here is a rule's pass rate; the rule misses more of the 1.5B's right answers (J 0.58 against
-#   0.82), so an effect of one model is its pass-rate effect divided by J, and a comparison of two models mixes
-#   two instruments. Distractor order is confounded with position (rank order, not counterbalanced).
+#   0.82; J = TPR + TNR − 1, chapter 06), so an effect of one model is its pass-rate effect divided by J, with an
+#   interval that resamples the labels behind J too, and a comparison of two models mixes two instruments.
+#   Distractor order is confounded with position (rank order, not counterbalanced).
 # * The harness is checked with position-blind and truncating control readers; a reader that sees fewer
 #   passages faces fewer distractors, which is why the cut reader wins where it sees the evidence.
 #

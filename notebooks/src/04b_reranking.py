@@ -126,17 +126,18 @@ for what, mistake in mistakes.items():
 # ## Stage 1's ceiling on the handbook
 #
 # Stage 1 is chapter 01's hybrid (BM25 + MiniLM, RRF with c = 60) over the 128-word chunks. Its Recall@k1 on the
-# 172 test queries, per slice, with bootstrap intervals: the most any reranker of its top k1 could find.
+# 172 test queries, per slice, with intervals chosen by kind (`stats.interval_for`, a graded mean: the
+# bootstrap-t): the most any reranker of its top k1 could find.
 
 # %%
 from labkit.studies import rerank_study as rs
 
-rs.ceilings()  # collapsed on purpose: easy at k1 = 100 (every query 1.0), read below
+rs.ceiling_intervals()
 
 # %% [markdown]
-# (`easy` at k1 = 100 reads "1.000 [1.000, 1.000]": every one of its 65 queries has all its gold in the top 100,
-# so the bootstrap has nothing to resample. That is "no query in this sample missed", not certainty: the Wilson
-# bound for 65 of 65 queries is about [0.94, 1].)
+# (`easy` at k1 = 100: every one of its 65 queries has all its gold in the top 100, so a bootstrap would have
+# nothing to resample and would print a zero-width interval. That is "no query in this sample missed", not
+# certainty: the interval printed is the rule bound, Wilson's bound for 65 of 65, its low end 0.944.)
 #
 # At k1 = 10 stage 1 already holds most of the evidence of the `easy` questions (0.931) but much less of the
 # `hard` (0.630) and `real` ones (0.701). By k1 = 100 every slice is above 0.96. So a deeper stage 1 *could* lift
@@ -203,25 +204,38 @@ model_scores = rs.model_scored()
 flat = [s for scores in model_scores.values() for s in scores]
 bounded = sum(s.bounded for s in flat)
 print(f"{len(flat)} pairs scored; {bounded} with yes or no missing from the top 20 tokens (a bounded score)")
-print(f"the model's first token was 'yes' for {sum(s.p_yes > 0.5 for s in flat)} of {len(flat)} pairs")
+print(f"P(yes | yes or no) above 0.5 (more of the two words' probability on yes) for "
+      f"{sum(s.p_yes > 0.5 for s in flat)} of {len(flat)} pairs")
 
 # %% [markdown]
-# The model said "yes" first for 277 of the 300 pairs, and both words were always among its 20 most likely first
+# The model put more probability on "yes" than on "no" for 277 of the 300 pairs (P(yes | yes or no) above 0.5),
+# and both words were always among its 20 most likely first
 # tokens (no score is a bound). A reranker that calls nearly everything relevant orders the candidates by small
 # differences in its confidence; whether those differences follow relevance is what the next sections measure.
 #
 # ## What stage 2 buys
 #
 # The same 30 questions, the same stage 1 (k1 = 10), three stage 2s: the cut, the learned reranker and the model.
-# For each slice and k2: the metric of each and the **paired** difference (reranked − cut) with its interval: a
-# bootstrap of the per-question differences for nDCG@k2 and RR@k2, Newcombe's paired score interval for hit@k2
-# (0/1 per question; it stays honest when no question changed).
+# Two tables follow with many comparisons in them. Before reading them, the three comparisons this section is
+# about are declared as one family, to be tested after the tables: each reranker against the cut, and the two
+# rerankers against each other, nDCG@3 over all 30 questions (declared in this cell, tested below).
+#
+# The tables themselves are a scan: for each slice and k2, the metric of each and the **paired** difference
+# (reranked − cut) with its uncorrected 95 % interval, chosen by kind (`rs.gains_by_kind`): the bootstrap-t of
+# the per-question differences for nDCG@k2 and RR@k2, Newcombe's paired score interval for hit@k2 (0/1 per
+# question; it stays honest when no question changed). Where only one or two of ten questions changed, a
+# bootstrap's ends sit on 0 by construction, so no interval is printed and the `method` column says how many
+# changed. Read every row as a lead.
 
 # %%
-gain_model, gain_ltr = rs.gains(rs.MODEL_K1, rs.MODEL), rs.gains(rs.MODEL_K1, rs.LTR)
+key_family = stats.Family("stage 2 against the cut and each other, nDCG@3, 30 questions",
+                          [f"{rs.LTR} − cut", f"{rs.MODEL} − cut", f"{rs.MODEL} − {rs.LTR}"])  # fmt: skip
+gain_model, gain_ltr = rs.gains_by_kind(rs.MODEL_K1, rs.MODEL), rs.gains_by_kind(rs.MODEL_K1, rs.LTR)
 both = pd.concat({"stage 1": gain_model[["n", "cut at k2"]],
-                  rs.MODEL: gain_model[[rs.MODEL, "difference", "low", "high"]].rename(columns={rs.MODEL: "reranked"}),
-                  rs.LTR: gain_ltr[[rs.LTR, "difference", "low", "high"]].rename(columns={rs.LTR: "reranked"})},
+                  rs.MODEL: gain_model[[rs.MODEL, "difference", "low", "high", "method"]].rename(
+                      columns={rs.MODEL: "reranked"}),
+                  rs.LTR: gain_ltr[[rs.LTR, "difference", "low", "high", "method"]].rename(
+                      columns={rs.LTR: "reranked"})},
                  axis=1)  # fmt: skip
 both.xs(3, level="k2").round(3)
 
@@ -232,35 +246,40 @@ both.xs(3, level="k2").round(3)
 both.xs("all", level="slice").round(3)
 
 # %% [markdown]
-# The learned reranker moves little on these 30 questions: its nDCG@3 change over the cut is −0.008 [−0.060, +0.038],
-# which bounds a gain at about 0.04 and a loss at about 0.06 (30 questions cannot show a smaller effect). The model
-# reranker **hurts**: nDCG@3 −0.255 [−0.434, −0.084] and RR@3 −0.228 [−0.439, −0.011] over all 30; its hit@3
-# difference, −0.200 [−0.391, +0.010], just holds 0. The damage sits in `easy`: nDCG@3 −0.530 [−0.795, −0.247],
-# questions whose relevant chunk stage 1 had already put first and the model pushed down (listed further on).
-# On `hard` and `real` its intervals hold 0 and reach far both ways: 10 questions a slice say little.
+# Read as leads: the learned reranker moves little on these 30 questions (its nDCG@3 row over all 30 is near 0
+# with an interval on both sides); the model reranker's `all` rows lie below the cut's for nDCG@3 and RR@3, and
+# its hit@3 interval just holds 0. The damage sits in `easy`, questions whose relevant chunk stage 1 had already
+# put first and the model pushed down (listed further on). On `hard` and `real` its intervals hold 0 and reach
+# far both ways: 10 questions a slice say little. At k2 = 5 and 10 the model reranker's loss shrinks (a deeper
+# cut keeps more of stage 1's good chunks).
 #
-# At k2 = 5 and 10 the model reranker's loss shrinks (a deeper cut keeps more of stage 1's good chunks) but its
-# nDCG stays below the cut's; the learned reranker's intervals hold 0 at every k2 on these 30 questions.
-#
-# Those two tables scan 36 distinct comparisons (24 at k2 = 3, and 12 more over all questions at k2 = 5 and 10),
-# so one interval in twenty could miss by chance. The ones that matter, with Holm's correction and simultaneous
-# intervals:
+# Those two tables scan many comparisons (the next cell counts the distinct ones), so one interval in twenty could
+# miss by chance, and none of their rows is a finding. The three declared above, tested now in one family (the
+# max-|t| bootstrap: simultaneous intervals and adjusted p that agree by construction):
 
 # %%
+shown = {i for i in gain_model.index if i[1] == 3 or i[0] == "all"}  # the k2 = 3 table and the "all" table
+distinct = len(shown) * len(rs.RERANKERS)
+print(f"the two tables scan {distinct} differences (two rerankers × every slice, k2 and metric)")
 qs30 = rs.model_questions()
 r10 = rs.runs(rs.MODEL_K1, qs30)
 pq = {name: rs.per_query(run) for name, run in r10.items()}
 key = {f"{name} - cut, nDCG@3": (pq[name]["nDCG@3"].tolist(), pq["cut at k"]["nDCG@3"].tolist())
        for name in rs.RERANKERS}  # fmt: skip
 key[f"{rs.MODEL} - {rs.LTR}, nDCG@3"] = (pq[rs.MODEL]["nDCG@3"].tolist(), pq[rs.LTR]["nDCG@3"].tolist())
-many = stats.compare_many(key)
-print(f"{many.attrs['comparisons']} comparisons")
-many.round(3)
+found = key_family.findings({f"{rs.LTR} − cut": key[f"{rs.LTR} - cut, nDCG@3"],
+                              f"{rs.MODEL} − cut": key[f"{rs.MODEL} - cut, nDCG@3"],
+                              f"{rs.MODEL} − {rs.LTR}": key[f"{rs.MODEL} - {rs.LTR}, nDCG@3"]},
+                             kind="paired graded")  # fmt: skip
+for f in found.values():
+    print(f.sentence)
+stats.findings_table(found)[["estimate", "low", "high", "p", "verdict"]].round(3)
 
 # %% [markdown]
-# After Holm's correction for the three comparisons the model reranker is still behind both the cut (adjusted p
-# 0.022) and the learned reranker (0.022), and the simultaneous intervals stay below 0. The learned reranker's
-# difference from the cut is not resolved (p 0.68): on 30 questions it cannot be told from the cut.
+# The sentences are the verdicts, corrected for the three: where the model reranker's rows are resolved, it is
+# behind that comparison's other side on these 30 questions, with its simultaneous interval below 0 and an
+# adjusted p below 0.05 (the two agree by construction). The learned reranker against the cut is not shown: 30
+# questions cannot tell it from the cut, and its interval bounds how large a gain or a loss they leave open.
 #
 # ## Can each scorer tell a relevant candidate from the others?
 #
@@ -278,8 +297,10 @@ plots.plot_score_split(split, "the top 10 of the 30 questions: scores of relevan
 # %% [markdown]
 # Stage 1's fused score already orders a relevant candidate above another in 0.828 [0.756, 0.896] of a question's
 # pairs; the learned reranker, which starts from that score, in 0.881 [0.834, 0.927]; the model in 0.645
-# [0.563, 0.719], closer to a coin than to stage 1. The picture shows why: the model's scores for relevant and
-# other chunks pile up in the same place, so reordering by them replaces a good order with a noisy one. This is
+# [0.563, 0.719], closer to a coin than to stage 1. The table is the within-question measure; the picture pools
+# every question's candidates, so it cannot show the order *within* a question. What it shows is the range: the
+# model's scores for relevant and other chunks pile up in the same place, so its order within a question rests
+# on small differences, and the table says those differences follow relevance far less often than stage 1's. This is
 # the lesson of a small model used as a reranker without checking: it reads the question and the passage
 # together, as a cross-encoder does, but a 1.5B coder model asked "yes or no" is not a trained relevance model.
 # (Zhuang et al. 2023 find that asking for graded labels instead of yes/no helps such zero-shot rankers; that is
@@ -298,9 +319,8 @@ ltr_all.xs(3, level="k2").round(3)
 # The one slice whose interval lies above 0 is `real` (+0.052 [+0.007, +0.102]; its RR@3, +0.064 [−0.013, +0.145],
 # holds 0); on `easy` and `hard` the intervals hold 0. That scan holds 12 comparisons at k2 = 3 (4 groups × 3
 # metrics), so one interval above 0 could be chance; the overall nDCG@3 row is the one that answers "does it
-# help", and it was planned first. (Built where BM25's exact ties fell in another order, the same row read +0.038
-# [+0.007, +0.072]: a change as small as a tie order moved this interval across 0, which says how close to 0 the
-# effect is.)
+# help", and it was planned first. Its low end sits so close to 0 that a change as small as the order in which
+# BM25's exact ties fall could move it across 0, which says how close to 0 the effect is.
 #
 # **Why the paired interval is narrower.** Each query has its own difficulty: an easy query scores high under
 # both stage 2s, a hard one low under both. The per-query *difference* cancels that shared part, so it varies far
@@ -317,7 +337,8 @@ for paired in (True, False):
         f"sd of each system's scores {d['sd'][0]:.3f} and {d['sd'][1]:.3f}")  # fmt: skip
     print(f"{'paired  ' if paired else 'unpaired'} lambdarank - cut, nDCG@3: "
           f"{stats.fmt_ci(d['difference'], d['low'], d['high'])} (width {d['high'] - d['low']:.3f}); {sd}")
-#
+
+# %% [markdown]
 # ## Does a deeper stage 1 pay?
 #
 # Stage 1's Recall@k1 rises with k1, so a reranker *could* find more. Does it? The learned reranker's nDCG@3 on
@@ -410,8 +431,8 @@ for name in rs.RERANKERS:
 #
 # **One rater for every answer.** The cut's answers were labelled by chapter 07's raters and the changed ones by
 # another session, so a difference could be a difference between raters. A third AI assistant session labelled
-# every distinct answer of the 30 questions, over all three rankings (72 answers as they then were, shuffled,
-# blind to the ranking and to the other labels; `data/correctness/reranked_check.jsonl`). Its right-answer rates,
+# every distinct answer of the 30 questions, over all three rankings (shuffled, blind to the ranking and to the
+# other labels; `data/correctness/reranked_check.jsonl`). Its right-answer rates,
 # the same paired differences within its labels, and its agreement with the labels above (right or not):
 
 # %%
@@ -433,7 +454,7 @@ print(f"agreement with the labels above on the {rep['n']} distinct answers, righ
 # The third rater agrees with the labels above on 69 of the 71 distinct answers (κ 0.94), and within its own
 # labels the picture is the same: the model reranker 5 right against the cut's 17 (−0.400 [−0.585, −0.157]), the
 # learned reranker 13 against 17 (−0.133 [−0.283, +0.030]). (The learned reranker's answers to 4 questions were
-# labelled by one more blind session, `04b-c`, after the tie-order fix changed their prompts.) The model
+# labelled by one more blind session, `04b-c`, whose prompts differed from those the third session saw.) The model
 # reranker's loss is not a difference between
 # raters.
 #
@@ -523,13 +544,13 @@ explorer.result["table"]
 # * A **learned reranker** (LightGBM lambdarank over ten cheap features, trained on dev) changes nDCG@3 by +0.030
 #   [−0.001, +0.063] on the 172 test queries (not shown to help; at most about +0.06), at no model cost. It leans
 #   on stage 1's own rank, so a deeper stage 1 changes nothing for it (no query's top 3 changed from k1 = 20 to
-#   100). On dev,
-#   where it was trained, its gain looks several times larger (exercise 4b.4): report on test.
-# * The **local 1.5B as a yes/no reranker** reads question and passage together, like a cross-encoder, but says
-#   "yes" to 277 of 300 pairs and orders a relevant chunk above another in only 0.645 of pairs (stage 1: 0.828). It
-#   changes nDCG@3 by −0.255 [−0.434, −0.084] on 30 questions and the reader's right answers from 17 to 6 (two raters
-#   agree), at about 90 s and 2,700 tokens a question. Measure a reranker before you deploy it; a model that reads
-#   both is not a relevance model until its order is checked against labels.
+#   100). On dev, where it was trained, its gain looks larger (exercise 4b.4 prints it): report on test.
+# * The **local 1.5B as a yes/no reranker** reads question and passage together, like a cross-encoder, but puts
+#   more probability on "yes" than on "no" for 277 of 300 pairs and orders a relevant chunk above another in only
+#   0.645 of pairs (stage 1: 0.828). It changes nDCG@3 by −0.255 [−0.473, −0.037] on 30 questions (resolved among
+#   three) and the reader's right answers from 17 to 6 (two raters agree), at about 90 s and 2,700 tokens a
+#   question. Measure a reranker before you deploy it; a model that reads both is not a relevance model until its
+#   order is checked against labels.
 # * Compare stage 2s on the same queries with paired intervals; count the comparisons a table scans; a gain that
 #   30 questions cannot resolve is bounded, not zero.
 #
@@ -572,11 +593,14 @@ check.exercise("4b.3", answer_4b_3, hurt_by=hurt_by)
 
 # %% [markdown]
 # **4b.4** The learned reranker was trained on the dev queries. What is its nDCG@3 gain over the cut on the *dev*
-# queries at k1 = 20 (all slices, k2 = 3; the next cell computes `dev_gains`)? Compare it with the test figure
-# above: which is larger, and why does that make dev the wrong place to report it?
+# queries at k1 = 20 (all slices, k2 = 3; the next cell computes `dev_gains` and prints its nDCG@3 rows beside
+# the test queries')? Compare it with the test figure: which is larger, and why does that make dev the wrong
+# place to report it?
 
 # %%
 dev_gains = rs.gains(20, rs.LTR, [q for q in h.queries if q.split == "dev"])
+pd.concat({"dev": dev_gains.xs((3, "nDCG"), level=("k2", "metric")),
+           "test": ltr_all.xs((3, "nDCG"), level=("k2", "metric"))})[["n", "difference", "low", "high"]].round(3)
 
 # %% tags=["solution"]
 answer_4b_4 = dev_gains.loc[("all", 3, "nDCG"), "difference"]

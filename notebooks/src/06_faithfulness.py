@@ -144,6 +144,9 @@ pd.DataFrame(
 from labkit.generation import reader as rd
 
 print(rd.PROMPTS["lenient"].format(passages="[1] …\n\n[2] …\n\n[3] …", question="…"))
+from labkit.text.chunking import DEFAULT_OVERLAP, DEFAULT_SIZE
+
+print(f"retriever: the hybrid of chapter 01 over chunks of {DEFAULT_SIZE} words, overlap {DEFAULT_OVERLAP}; top 3 read")
 answers = pd.DataFrame(fdata.answered())
 answers["claims"] = answers["answer"].map(faithfulness.split_claims)
 print(f"{len(answers)} answers; claims per answer:", answers["claims"].map(len).value_counts().sort_index().to_dict())
@@ -283,9 +286,33 @@ print(own["label"].value_counts().to_string())
 # * the **lexical** baseline (no model: every number and 75% of the other content words of the claim occur in
 #   the context);
 # * a judge that says **supported to everything**, to see what accuracy alone would reward.
+#
+# Three jobs need labels here, and each gets its own claims, so that no label is used twice:
+#
+# 1. **choose** the judge: the dev split's *written* claims (the alterations, paraphrases and added facts made
+#    to probe a judge);
+# 2. **calibrate** it, i.e. measure the TPR and TNR the correction below needs: the dev split's claims *from the
+#    reader's answers*, the same kind of claim as the target;
+# 3. **report**: the test split, which neither choice nor calibration has seen.
+#
+# The first table reads every judge on all the dev claims, to learn what its columns say; the choice uses job
+# 1's claims only, and every claim about a judge is made on test.
+#
+# Every question this chapter asks of the judges is declared first, as a family (`stats.Family`), before any
+# table is read: the questions come from the chapter's manifest (`CH06.candidates`), not from the numbers. Each
+# answer is a difference of Youden's J on the same claims (`fdata.judge_differences`: every input resampled
+# together, within each true class so that TPR and TNR stay defined; `stats.derived_finding`):
 
 # %%
 CH06 = chapter("06")  # the chapter's manifest names its judges: adding one is a line there
+candidates = CH06.candidates  # the manifest's candidates; "always supported" is only a baseline
+coin_family = stats.Family("each candidate against a coin (J − 0), all dev claims",
+                           [f"{c} − always supported" for c in candidates])  # fmt: skip
+pairs = [(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1 :]]
+choice_family = stats.Family("every pair of candidates, the written dev claims", [f"{a} − {b}" for a, b in pairs])
+print(coin_family, choice_family, sep="\n")
+
+# %%
 judges = faithfulness.judges_from(CH06.judges, llm.from_env)
 table = calibration.verdict_table(labels.to_dict("records"), judges)
 dev, test = table[table["split"] == "dev"], table[table["split"] == "test"]
@@ -298,20 +325,27 @@ stats.judge_report(dev, list(judges), truth="label", passes="supported")
 # separate the two kinds of error, and the intervals say how much 121 labels can tell apart.
 #
 # Then the surprise. The lexical rule, with no model at all, has the best accuracy and the best J (Youden's
-# J = TPR + TNR − 1: 0 for a coin, 1 for a perfect judge). The 1.5B judge says "supported" to 69% of the claims
-# and rejects only 39% of the bad ones. The 0.5B judge says "supported" to 8%, and its J is slightly below 0.
-# Is it worse than a coin? The judge that says "supported" to everything is one (J = 0), and the two read the
-# same claims, so the question is a paired difference of J (`stats.compare_judges`: it resamples the claims
-# within each true class, so TPR and TNR stay defined in every resample):
+# J = TPR + TNR − 1: 0 for a coin, 1 for a perfect judge). The 1.5B judge's TNR is 0.39: of the 61 claims that
+# are not supported it rejects 24. Its TPR is 0.78. (The `says pass` column is another kind of rate, taken over
+# all 121 claims whatever their label: the share a judge calls supported.) The 0.5B judge has TPR 0.05, and its
+# J is slightly below 0. Is any of them better than a coin? The judge that says "supported" to everything is one
+# (J = 0), and every judge read the same claims, so each question is a paired difference of J, in the family
+# declared above:
 
 # %%
-coin = stats.compare_judges(dev, "0.5B", ["always supported"], truth="label", passes="supported")
+coin = fdata.judge_differences(dev, [(c, "always supported") for c in candidates], truth="label",
+                               passes="supported", family=coin_family)  # fmt: skip
+for found in coin.attrs["findings"].values():
+    print(found.sentence)
 coin.round(3)
 
 # %% [markdown]
-# The interval holds 0: on 121 claims the 0.5B judge is *uninformative* (no better than a coin, and not
-# measurably worse). The quote guard trades TPR for TNR. A small model is not a judge just because it is asked to
-# be one; this table is the only thing that tells you.
+# Each line is the verdict of one declared question, its interval at the family's share (four questions, so each
+# at 1 − 0.05/4). Only the lexical rule is shown to beat a coin on the 121 dev claims. The 0.5B's interval holds
+# 0: it is *uninformative* here, and the low end of its row bounds how much worse than a coin it could be. The
+# 1.5B judges' intervals hold 0 too, just: 121 claims cannot show that they see anything, though they may. The
+# quote guard trades TPR for TNR. A small model is not a judge just because it is asked to be one; this table is
+# the only thing that tells you.
 #
 # Where does the 1.5B go wrong? Label × verdict, on dev:
 
@@ -342,40 +376,43 @@ for _, r in slipped.head(4).iterrows():
 # The guard overrules 11 of the 27 slips, at the price of also overruling many correct "supported" verdicts (its
 # TPR above).
 #
-# Three jobs need labels here, and each gets its own claims, so that no label is used twice:
-#
-# 1. **choose** the judge: the dev split's *written* claims (the alterations, paraphrases and added facts made
-#    to probe a judge);
-# 2. **calibrate** it, i.e. measure the TPR and TNR the correction below needs: the dev split's claims *from the
-#    reader's answers*, the same kind of claim as the target;
-# 3. **report**: the test split, which neither choice nor calibration has seen.
-#
-# Choosing is a decision, not a claim: take the highest J among the candidates (the correction below needs a
-# judge with J > 0) and move on. The comparison printed beside it says how sure the choice is:
+# Now the three jobs of the list above, in turn. Choosing (job 1, on the dev split's written claims) is a
+# decision, not a claim: take the highest J among the candidates (the correction below needs a judge with
+# J > 0) and move on. The comparisons printed beside it, every pair of candidates in the family declared before
+# the first table, say how sure the choice is:
 
 # %%
 written, own_dev = dev[dev["origin"] != "model"], dev[dev["origin"] == "model"]
-candidates = CH06.candidates  # the manifest's candidates; "always supported" is only a baseline
 choose = stats.judge_report(written, candidates, truth="label", passes="supported")
 chosen = choose["J"].idxmax()
 others = [j for j in candidates if j != chosen]
 print(f"chosen on the {len(written)} written dev claims: {chosen} (J = {choose.loc[chosen, 'J']:.3f})")
-scan = stats.compare_judges(written, chosen, others, truth="label", passes="supported")
-print(f"{scan.attrs['comparisons']} comparisons; sim low/high: intervals that hold for all of them together")
+scan = fdata.judge_differences(written, pairs, truth="label", passes="supported", family=choice_family)
+for found in scan.attrs["findings"].values():
+    print(found.sentence)
+# the test split's questions, declared now that the choice is made and before the test claims are read
+test_family = stats.Family("the chosen judge against each other candidate, test claims",
+                           [f"{chosen} − {o}" for o in others])  # fmt: skip
+print(test_family)
 scan.round(3)
 
 # %% [markdown]
-# The lexical rule has the highest J, and only its lead over the 0.5B is resolved on 48 claims: against either
+# The lexical rule has the highest J, and of its three comparisons only the one with the 0.5B is resolved on 48
+# claims (read the lines above: a pair written the other way round has a negative difference); against either
 # 1.5B judge the interval holds 0. A choice can rest on that; a sentence saying the rule *is* better cannot. The
-# test split says what holds on claims the choice never saw, every judge against the chosen one, paired:
+# test split says what holds on claims the choice never saw, every judge against the chosen one, paired, in the
+# family declared in the cell above before any test claim was read:
 
 # %%
 from IPython.display import display
 
 report_test = stats.judge_report(test, list(judges), truth="label", passes="supported")
-on_test = stats.compare_judges(test, chosen, others, truth="label", passes="supported")
-print(f"test: {len(test)} claims, {on_test.attrs['comparisons']} comparisons")
+on_test = fdata.judge_differences(test, [(chosen, o) for o in others], truth="label", passes="supported",
+                                  family=test_family)  # fmt: skip
+print(f"test: {len(test)} claims")
 display(report_test.round(3))
+for found in on_test.attrs["findings"].values():
+    print(found.sentence)
 on_test.round(3)
 
 # %% [markdown]
@@ -389,12 +426,12 @@ plots.plot_judges(report_test, title="the judges on the 116 test claims, Wilson 
 # %% [markdown]
 # On the 116 test claims the lexical rule has TPR 0.93 and TNR 0.48 (J 0.41). What the test split supports:
 #
-# * **the lexical rule is a better judge than the 0.5B**: +0.39, and even the simultaneous interval of the three
-#   comparisons lies above 0;
-# * **against the 1.5B, with or without the guard, it cannot tell**: +0.16 and +0.04, both intervals holding 0.
+# * **the lexical rule is a better judge than the 0.5B**: the first printed line that says *resolved*, its
+#   interval (simultaneous for the three comparisons) above 0;
+# * **against the 1.5B, with or without the guard, the test claims cannot tell**: both lines say *not shown*.
 #   The 1.5B judge may be as good as the rule or clearly worse; 116 claims do not say which. What they do bound
-#   is how much better it could be: the low ends of the intervals, 0.04 for the plain 1.5B and 0.16 with the
-#   guard.
+#   is how much better than the rule it could be: the `low` end of each row (the rule's lead can be no lower),
+#   and how much worse: the `high` end.
 #
 # So on this handbook a word-overlap rule is the judge to use, not because it beats every model (it measurably beats
 # one) but because no candidate has a higher J on test and it costs nothing. A larger or better-prompted model earns
@@ -443,6 +480,7 @@ for name, cal in calibrations.items():
         (cal["label"] == "supported").tolist(),
     )
     rows.append({"calibrated on": name, "labels": res["n_labels"], "TPR": res["TPR"], "TNR": res["TNR"],
+                 "J": res["TPR"] + res["TNR"] - 1,
                  "observed": stats.fmt_ci(res["observed"], *res["observed_ci"]),
                  "corrected": stats.fmt_ci(res["corrected"], *res["corrected_ci"])})  # fmt: skip
 print(f"target: the reader's {res['n_judged']} test claims; labelled truth {true_rate:.3f}")
@@ -450,13 +488,13 @@ corrected = pd.DataFrame(rows).set_index("calibrated on")
 corrected.round(3)
 
 # %% [markdown]
-# The observed rate overstates the truth by about 13 points, because the judge lets bad claims through. Both
-# corrections pull it down, and both intervals cover the labelled truth. That is one draw, not a proof that the
-# correction is unbiased; what a 95% interval promises is to cover the truth in 95 of 100 such samples. Read the
-# widths: calibrated on the 73 matched claims, the interval spans most of [0.2, 0.9]. The correction divides by
-# J (0.44 here), which magnifies the uncertainty of few labels. The mixed set looks tighter only because it has
-# more labels, and its TNR is measured on claims the target does not contain. This is the honest size of what can
-# be claimed; a single observed number with no interval would look more precise and be less true.
+# The observed rate overstates the truth by about 13 points, because the judge lets bad claims through.
+# Both corrections pull it down, and both intervals cover the labelled truth. That is one draw, not a proof that the
+# correction is unbiased; what a 95% interval promises is to cover the truth in 95 of 100 such samples. Read the widths:
+# calibrated on the 73 matched claims, the interval spans most of [0.2, 0.9]. The correction divides by J (0.436 here,
+# on the matched claims), which magnifies the uncertainty of few labels. The mixed set looks tighter only because it has
+# more labels, and its TNR is measured on claims the target does not contain. This is the honest size of what can be
+# claimed; a single observed number with no interval would look more precise and be less true.
 
 # %% [markdown]
 # ## Claims labelled by construction
@@ -493,6 +531,8 @@ for op, g in built.groupby("operation", sort=False):
 # right, per operation, with a Wilson interval (read as its TPR for the kept claims, its TNR for the altered ones).
 
 # %%
+table_family = stats.Family("J on table sentences: kept rows passed − swapped rows passed",
+                            [f"{j}, J on table rows" for j in ("lexical", "1.5B", "0.5B")])  # fmt: skip
 by_construction = calibration.verdict_table(
     built.to_dict("records"),
     {"1.5B": judge_15, "0.5B": judge_05, "lexical": faithfulness.lexical_judge,
@@ -508,7 +548,7 @@ for judge_name in ("1.5B", "0.5B"):
 # The 1.5B judge is the one that tries: TPR 0.75 on the kept sentences and 0.87 on the table readings, TNR 0.61
 # on the altered claims. Where it fails now has a name. A **swapped table row** passes most of the time (TNR 0.22
 # [0.13, 0.36]): the failure the reader itself made earlier in this chapter, which its judge cannot catch. A
-# changed **unit** passes about half the time (0.54) and a **negation** 0.30 of the time; changed numbers, added
+# changed **unit** it catches about half the time (0.54), a **negation** 0.70 of the time; changed numbers, added
 # clauses and altered reference answers it mostly catches (0.75 to 0.80).
 #
 # The 0.5B column looks like a judge that sees every alteration (TNR 0.93 to 1.00 on each kind) and is nothing of
@@ -527,22 +567,28 @@ for judge_name in ("1.5B", "0.5B"):
 # errs the other way: their framing words ("the table row … gives … under") are not in the table, so it rejects
 # most of them, kept and swapped alike. Its J on the table sentences alone, TPR on the kept rows plus TNR on the
 # swapped ones minus 1: the kept and the swapped rows are two separate groups of claims, so J is a difference of
-# two proportions (TPR minus the swapped rows' pass rate) with Newcombe's interval (`stats.newcombe`):
+# two proportions (TPR minus the swapped rows' pass rate), kind "two independent proportions" (Newcombe's
+# interval), one question per judge in the family declared above the construction table:
 
 # %%
 kept_rows, swapped_rows = (by_construction["operation"] == op for op in ("table-kept", "swap"))
-for judge_name in ("lexical", "1.5B", "0.5B"):
-    right_rows = (by_construction[judge_name] == "supported") == (by_construction["label"] == "supported")
-    tpr_table, tnr_table = right_rows[kept_rows].sum(), right_rows[swapped_rows].sum()
-    diff = stats.newcombe(int(tpr_table), int(kept_rows.sum()), int((~right_rows[swapped_rows]).sum()),
-                          int(swapped_rows.sum()))  # fmt: skip
-    print(f"{judge_name}, table sentences: TPR {tpr_table}/{kept_rows.sum()}, TNR {tnr_table}/{swapped_rows.sum()}; "
-          f"J = TPR - (1 - TNR) = {stats.fmt_ci(*diff, digits=2)}")  # fmt: skip
+passed_table = {}
+for member in table_family.members:
+    judge_name = member.split(",")[0]
+    passed = (by_construction[judge_name] == "supported").astype(int)
+    tpr_table, tnr_table = passed[kept_rows].sum(), (1 - passed[swapped_rows]).sum()
+    print(f"{judge_name}, table sentences: TPR {tpr_table}/{kept_rows.sum()}, TNR {tnr_table}/{swapped_rows.sum()}")
+    passed_table[member] = (passed[kept_rows].tolist(), passed[swapped_rows].tolist())
+table_j = table_family.findings(passed_table, kind="two independent proportions")
+for found in table_j.values():
+    print(found.sentence)
 
 # %% [markdown]
-# All three intervals hold 0: on table rows none of these judges can tell a swapped value from the right one (the
-# lexical rule rejects most table sentences, the 0.5B nearly all, the 1.5B accepts nearly all), which is the very
-# failure chapter 06's reader makes. The rater labels said the same, less sharply (the lexical rule's
+# No interval excludes 0: on table rows none of these judges is shown to tell a swapped value from the right one
+# (the lexical rule rejects most table sentences, the 0.5B nearly all, the 1.5B accepts nearly all), which is the
+# very failure chapter 06's reader makes. "Not shown" is not "none": each line says what it rules out, the most
+# any of them could see (the high end, read as a J). None of them is shown to see much, and a J as high as that
+# bound would still make a weak judge of table rows. The rater labels said the same, less sharply (the lexical rule's
 # TNR was lowest on the written *altered-entity* claims, in the previous section), and they could not say
 # *why*; the construction set can, one operation at a time.
 #
@@ -617,13 +663,13 @@ budget.round(3)
 plots.plot_label_budget(budget, title=f"{chosen}: interval widths against the number of labels")
 
 # %% [markdown]
-# Interval widths shrink like one over the square root of the number of labels: five times the labels (20 to
-# 100) for a bit less than half the width. The TNR interval is the widest because only about a third of the
-# reader's claims are false, so it rests on a third of the labels. With 30 labels it spans about half the scale,
-# and the corrected rate can land almost anywhere between draws: the correction divides by J (0.44 here) and
-# magnifies every uncertainty. Even 200 labels like these leave the corrected rate a range about 0.25 wide
-# (±0.13). The undefined share counts draws with TPR + TNR ≤ 1, where no correction exists: with few
-# labels, a weak judge can look like a coin by chance alone.
+# Interval widths shrink like one over the square root of the number of labels: five times the labels (20
+# to 100) for a bit less than half the width. The TNR interval is the widest because only about a third of the reader's
+# claims are false, so it rests on a third of the labels. With 30 labels it spans about half the scale, and the
+# corrected rate can land almost anywhere between draws: the correction divides by J and magnifies every uncertainty (J
+# 0.436 on the matched claims). Even 200 labels like these leave the corrected rate a range about 0.25 wide (±0.13). The
+# undefined share counts draws with TPR + TNR ≤ 1, where no correction exists: with few labels, a weak judge can look
+# like a coin by chance alone.
 
 # %% [markdown]
 # ## Relevance: the cheap check and the model check
@@ -670,6 +716,10 @@ for _, r in dev_answers[dev_answers["relevant (1.5B)"] == False].iterrows():  # 
 # 25, where all four conditions exist:
 
 # %%
+swap_family = stats.Family("the strict prompt against the lenient one, context swap",
+                           ["strict − lenient: states the reference number, true context",
+                            "strict − lenient: declines, true context",
+                            "strict ÷ lenient: answers the swapped context"])  # fmt: skip
 swap = pd.DataFrame(fdata.swap_results())
 swap["reference has a number"] = swap["states_gold_number"].notna()
 
@@ -693,14 +743,49 @@ swap_summary(swap)
 # `declines` counts answers that say they do not know; `states_gold_number` counts, among the `with_number`
 # questions whose authored reference answer has a number, the answers containing every one of its numbers.
 #
+# What the strict prompt saves and what it costs, on the same questions under both prompts (paired): the
+# questions of the family declared above the tables. The saving is a ratio (the strict prompt's share of
+# swapped-context questions it still answers, over the lenient prompt's), so it is a derived figure with both
+# inputs resampled together (`stats.derived_finding`); the costs are paired 0/1 differences:
+
+# %%
+def per_question(condition, column):
+    return swap[swap["condition"] == condition].set_index("qid")[column]
+
+
+true_numbers = pd.DataFrame({c: per_question(f"{c}, true context", "states_gold_number")
+                             for c in ("strict", "lenient")})  # fmt: skip
+true_numbers = true_numbers.dropna().astype(int)  # the 19 dev questions whose reference has a number
+true_declines = pd.DataFrame({c: per_question(f"{c}, true context", "declines") for c in ("strict", "lenient")})
+true_declines = true_declines.dropna().astype(int)  # the 25 dev questions with both prompts on true passages
+answers_swapped = {c: 1 - per_question(f"{c}, swapped context", "declines").astype(int).to_numpy()
+                   for c in ("strict", "lenient")}  # fmt: skip
+swap_found = swap_family.findings(
+    {"strict − lenient: states the reference number, true context": (true_numbers["strict"], true_numbers["lenient"]),
+     "strict − lenient: declines, true context": (true_declines["strict"], true_declines["lenient"])},
+    kind="paired 0/1",
+)  # fmt: skip
+swap_found["strict ÷ lenient: answers the swapped context"] = stats.derived_finding(
+    "strict ÷ lenient: answers the swapped context", answers_swapped,
+    lambda v: v["strict"].mean() / v["lenient"].mean(), null=1.0, family=swap_family,
+)  # fmt: skip
+print(f"questions: {len(true_numbers)} with a number (true context), {len(true_declines)} true context, "
+      f"{len(answers_swapped['strict'])} swapped")  # fmt: skip
+for found in swap_found.values():
+    print(found.sentence)
+
+# %% [markdown]
 # With swapped passages, the lenient reader never declines, and states the reference number once in 38: it
 # answers anyway, from general knowledge at best (API-429 is "Too Many Requests" in HTTP) and by **invention**
 # at worst (a notice period of "12 months"), in a sentence shaped like a real answer. The strict prompt declines
-# 33 of 50 times with swapped passages; the other 17 still answer from somewhere other than the passages. On the true
-# passages it declines 3 of 25 times and states the reference number about as often as the lenient prompt (6
-# against 7 of 19): the fix costs little when the passages hold the answer. Note how low both are: "true
-# context" means the top 3 retrieved chunks, which often do not hold the number (chapter 07's 2×2 is about
-# exactly that). Examples of swapped-context answers under each prompt:
+# 33 of 50 times with swapped passages; the other 17 still answer from somewhere other than the passages: the
+# third printed line, a saving that is resolved. On the true passages it declines 3 of 25 times and states the
+# reference number 6 times against the lenient prompt's 7 of 19. Whether that costs little, the first two lines
+# say: *not shown* either way, and what they rule out is the honest size of it. The strict prompt may cost a
+# few stated numbers and a few needless declines, up to the high ends printed; 19 and 25 questions cannot
+# show a cost smaller than that. Note how low both rates are: "true context" means the top 3 retrieved chunks,
+# which often do not hold the number (chapter 07's 2×2 is about exactly that). Examples of swapped-context
+# answers under each prompt:
 
 # %%
 for cond in ("lenient, swapped context", "strict, swapped context"):
@@ -709,8 +794,9 @@ for cond in ("lenient, swapped context", "strict, swapped context"):
         print(f"Q: {r['question']}\nA: {r['answer']}\n")
 
 # %% [markdown]
-# The strict prompt cuts the damage to a third, it does not remove it: a 1.5B model does not always follow "say so".
-# Which is why the judge above still has work to do.
+# The strict prompt cuts the share of swapped-context questions answered anyway to about a third of the lenient
+# prompt's (the ratio and its interval, printed above); it does not remove it: a 1.5B model does not always follow
+# "say so". Which is why the judge above still has work to do.
 #
 # ## Playground
 #
@@ -756,8 +842,9 @@ explorer.result
 #
 # * Faithfulness is judged claim by claim against the context the model saw; PASS means every claim supported.
 # * A judge is a classifier: TPR and TNR against labels, with intervals, before any rate is trusted. Two judges
-#   on the same labels are compared by the paired interval of their J difference (`stats.compare_judges`):
-#   here the lexical rule measurably beats the 0.5B, and the 1.5B cannot be told from it on 116 test claims.
+#   on the same labels are compared by the paired interval of their J difference, each question declared in a
+#   family before the table is read (`fdata.judge_differences`): here the lexical rule is shown to beat the 0.5B
+#   on the 116 test claims, and the 1.5B judges cannot be told from it.
 # * Choose, calibrate and report on separate labels. A measured judge lets you correct an observed rate
 #   (Rogan–Gladen), with an interval that carries both uncertainties, if its rates transport: calibrate on claims
 #   like the target (the lexical rule's TNR runs from 0.11 on swapped entities to 0.85 on added facts).
@@ -768,7 +855,8 @@ explorer.result
 #   passes most swapped table rows (TNR 0.22) and half the changed units. Your own
 #   labels can calibrate the judge; even 200 labels leave a corrected rate about ±0.13.
 # * Relevance is a separate axis: a cheap check in code when the question names an entity, a model otherwise.
-# * Context swapping tells grounding from memory; the fix is a prompt that allows "I don't know".
+# * Context swapping tells grounding from memory; the fix is a prompt that allows "I don't know". Here it cuts
+#   the answers given from swapped passages to about a third; what it costs on true passages is not shown.
 #
 # ## Exercises
 #

@@ -25,15 +25,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from labkit import SEED
 from labkit.core import args
 from labkit.measures.stats.intervals import bootstrap_ci, wilson
 
-__all__ = ["diff_ci", "newcombe", "paired_newcombe", "permutation_p", "holm", "interaction_ci", "compare_many",
-           "MAX_EXACT"]  # fmt: skip
+__all__ = ["diff_ci", "newcombe", "paired_newcombe", "permutation_p", "holm", "interaction_ci", "MAX_EXACT"]
 
 MAX_EXACT = 2**16
 """Up to this many rearrangements :func:`permutation_p` enumerates them all (an exact p); beyond, it samples."""
@@ -202,41 +201,3 @@ def interaction_ci(
     out = diff_ci(d1, d2, paired=paired, n=n, level=level, seed=seed)
     out["interaction"] = out.pop("difference")
     return out
-
-
-def compare_many(
-    comparisons: Mapping[str, tuple[Sequence[float], Sequence[float]]],
-    paired: bool = True,
-    n: int = 2000,
-    level: float = 0.95,
-    seed: int = SEED,
-) -> Any:
-    """Several comparisons scanned in one cell: one row each, and the count printed with the table.
-
-    Each value is ``(a, b)``. Columns: ``difference`` with its plain interval (``low``, ``high``), the
-    *simultaneous* interval (``sim low``, ``sim high``: Bonferroni, each at level ``1 - (1 - level) / m``, so all
-    ``m`` cover together with probability ``level``), the permutation ``p``, Holm's adjusted ``p (Holm)``, and
-    ``resolved``: the adjusted p is below ``1 - level``. ``frame.attrs["comparisons"]`` is ``m``.
-    """
-    import pandas as pd
-
-    if not isinstance(comparisons, Mapping) or not comparisons:
-        raise ValueError("comparisons must be a non-empty dict {name: (a, b)}, e.g. {'hybrid - bm25': (h, b)}")
-    m = len(comparisons)
-    level = args.finite_number("level", level, minimum=0.5, maximum=0.999)
-    sim_level = 1 - (1 - level) / m
-    rows = []
-    for name, pair in comparisons.items():
-        if not isinstance(pair, tuple | list) or len(pair) != 2:
-            raise ValueError(f"comparisons[{name!r}] must be a pair (a, b) of per-item values")
-        a, b = pair
-        plain = diff_ci(a, b, paired=paired, n=n, level=level, seed=seed)
-        sim = diff_ci(a, b, paired=paired, n=n, level=min(sim_level, 0.999), seed=seed)
-        rows.append({"comparison": name, "difference": plain["difference"], "low": plain["low"],
-                     "high": plain["high"], "sim low": sim["low"], "sim high": sim["high"],
-                     "p": permutation_p(a, b, paired=paired, seed=seed)})  # fmt: skip
-    frame = pd.DataFrame(rows).set_index("comparison")
-    frame["p (Holm)"] = holm(frame["p"].tolist())
-    frame["resolved"] = frame["p (Holm)"] < 1 - level
-    frame.attrs["comparisons"] = m
-    return frame

@@ -368,10 +368,11 @@ def plot_positions(
     for model, g in rows.groupby("model", sort=False):
         line = ax.plot(g.position, g.accuracy, marker="o", label=model)[0]
         ax.axhline(g.closed_book.iloc[0], color=line.get_color(), linestyle=":", linewidth=0.8)
+    ax.plot([], [], color=GREY, linestyle=":", linewidth=0.8, label="closed book (dotted, in each model's colour)")
     ax.set_xticks(sorted(rows.position.unique()))
     ax.set_xlabel(f"position of the gold passage among {n_docs}")
     ax.set_ylabel("accuracy (%)")
-    ax.set_title("Liu et al. (TACL 2024), published; dotted: closed book", fontsize=9)
+    ax.set_title("Liu et al. (TACL 2024), published", fontsize=9)
     ax.legend(fontsize=7, frameon=False)
     if ours:
         ax2 = axes[0][1]
