@@ -344,10 +344,12 @@ READ_IMAGE = """async img => {
 ARM_LATENCY = """root => {
     if (!root.__lk) {
         const st = root.__lk = {t0: null, last: null};
-        const mark = () => { if (st.t0 === null) st.t0 = performance.now(); };
-        // "input": a text box filled (not typed key by key) updates on its input event, before any key
-        for (const ev of ["keydown", "pointerdown", "change", "input"])
-            root.addEventListener(ev, mark, {capture: true});
+        // the learner's last event before the outputs change starts the clock: a key, a click or a change; a text
+        // box filled at once (not typed key by key) may update on its "input" event already, before any key
+        const mark = () => { if (st.last === null) st.t0 = performance.now(); };
+        const filled = () => { if (st.t0 === null) st.t0 = performance.now(); };
+        for (const ev of ["keydown", "pointerdown", "change"]) root.addEventListener(ev, mark, {capture: true});
+        root.addEventListener("input", filled, {capture: true});
         const obs = new MutationObserver(() => { if (st.t0 !== null) st.last = performance.now(); });
         root.querySelectorAll("[class*='lk-output-']").forEach(o =>
             obs.observe(o, {subtree: true, childList: true, characterData: true, attributes: true}));
