@@ -30,7 +30,7 @@ from labkit.studies import handbook as hb
 __all__ = ["MODEL_K1", "TRAIN_K1", "K1S", "K2S", "READER_K", "LTR", "MODEL", "RERANKERS", "model_questions",
            "test_questions", "candidates", "model_prompts", "feature_rows", "learned", "model_scored", "ranking",
            "runs", "reader_prompts", "reader_contexts", "per_query", "ceilings", "gains", "demoted",
-           "gains_by_kind", "ceiling_intervals",
+           "gains_by_kind", "ceiling_intervals", "paired_scores", "scan_members",
            "model_cost", "explorer_data", "separation", "MODEL_PER_SLICE", "LTR_READER_K1"]  # fmt: skip
 
 MODEL_K1 = 10  # the model reranker's candidates per question: 10 requests a question
@@ -242,6 +242,25 @@ def gains_by_kind(k1: int, reranker: str, questions=None, k2s=K2S, metric_names=
                              reranker: sum(a) / len(a), "difference": iv.estimate, "low": low, "high": high,
                              "method": method})  # fmt: skip
     return pd.DataFrame(rows).set_index(["slice", "k2", "metric"])
+
+
+def scan_members(k2: int = 3) -> list[str]:
+    """The per-slice scan's comparisons at one k2 (``"real, nDCG@3"``; every slice and all x nDCG, RR, hit), in the
+    order :func:`paired_scores` returns them: what a ``stats.Family`` declares before the numbers are read."""
+    return [f"{g}, {m}@{k2}" for g in ("easy", "hard", "real", "all") for m in ("nDCG", "RR", "hit")]
+
+
+def paired_scores(k1: int, reranker: str, questions=None, k2: int = 3) -> dict[str, tuple[list, list]]:
+    """Per slice (and all) and metric at one k2: the per-query ``(reranked, cut)`` scores on the same queries, keyed
+    as :func:`scan_members` names them, for ``Family.findings`` (kind ``"paired 0/1"`` for hit, else graded)."""
+    r = runs(k1, model_questions() if questions is None else questions, (reranker,))
+    cut, new = per_query(r["cut at k"], (k2,)), per_query(r[reranker], (k2,))
+    out = {}
+    for name in scan_members(k2):
+        g, col = name.split(", ")
+        keep = cut.index if g == "all" else cut.index[cut["slice"] == g]
+        out[name] = (new.loc[keep, col].tolist(), cut.loc[keep, col].tolist())
+    return out
 
 
 def ceiling_intervals(questions=None, k1s=K1S) -> Any:

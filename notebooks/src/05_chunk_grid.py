@@ -179,7 +179,14 @@ plots.plot_grid(table, ["ER@k bm25", "ER@k dense", "split rate"], "dev split, eq
 # retrieved chunk (`grid.evidence_recall(..., held="union")`). The two agree wherever overlap keeps every span
 # whole (split rate 0) and part where chunks cut spans, which small chunks without overlap do most. So the
 # definition moves the size effect. Per query, 256-word chunks minus 64-word ones (both with 25 % overlap, at the
-# equal budget), under each definition:
+# equal budget), under each definition. Then whether the definition moves the size effect: per retriever, the
+# size effect under ER@k minus under EC@k on the same queries, three comparisons declared here as one family
+# before they are read:
+
+# %%
+interaction_family = stats.Family("size effect (256 − 64 words), ER@k minus EC@k, dev",
+                                  [f"{r}: ER@k − EC@k size effect" for r in dev.retrievers])  # fmt: skip
+print(f"declared: {interaction_family.name}, {len(dev.retrievers)} comparisons")
 
 # %%
 small_cell, big_cell = dev.per_query(64, 16, budget_k[64]), dev.per_query(256, 64, budget_k[256])
@@ -189,17 +196,19 @@ size_effect = stats.compare_many(
 )
 print(f"{size_effect.attrs['comparisons']} paired comparisons on {len(small_cell['ER@k bm25'].dropna())} dev queries")
 display(size_effect.round(3))
+effects = {}
 for r in dev.retrievers:
-    effect = {m: (big_cell[f"{m} {r}"] - small_cell[f"{m} {r}"]).dropna() for m in ("ER@k", "EC@k")}
-    inter = stats.interaction_ci(effect["ER@k"], effect["EC@k"], paired=True)
-    print(f"{r}: the size effect under ER@k minus under EC@k, per query: "
-          f"{stats.fmt_ci(inter['interaction'], inter['low'], inter['high'])}")  # fmt: skip
+    effect = pd.DataFrame({m: big_cell[f"{m} {r}"] - small_cell[f"{m} {r}"] for m in ("ER@k", "EC@k")}).dropna()
+    effects[f"{r}: ER@k − EC@k size effect"] = (effect["ER@k"].tolist(), effect["EC@k"].tolist())
+for f in interaction_family.findings(effects, kind="paired graded").values():
+    print(f.sentence)
 
 # %% [markdown]
-# Under whole containment the bigger chunks gain more than under union coverage, and the last two lines test
-# exactly that (the difference of the two size effects on the same queries): about 0.05 more, for each
-# retriever, with intervals above 0. Part of the big chunks' lead is that they cut fewer spans, which matters
-# only if the reader cannot join two pieces. For dense retrieval the definition decides the sign of the
+# Under whole containment the bigger chunks gain more than under union coverage, and the last lines test exactly
+# that (the difference of the two size effects on the same queries), one per retriever, corrected for the
+# family: where a line says resolved, the bigger chunks' lead is larger held whole than covered for that
+# retriever. Part of the big chunks' lead is that they cut fewer spans, which matters only if the reader cannot
+# join two pieces. For dense retrieval the definition decides the sign of the
 # conclusion: 256 over 64 words is +0.05 (not resolved) held whole and −0.01 covered. Report both when sizes
 # are compared, and say which one a choice rests on (this chapter chooses on `ER@k`, the stricter one).
 #
@@ -432,8 +441,8 @@ print(next(c for c in tokyo if c.start_char <= start < c.end_char).text[:700])
 # %% [markdown]
 # Sections make chunks of uneven length (a two-line section is one chunk), so the variants are compared at an
 # **equal reading budget**, as the grid above was: *k* is chosen per variant so that its top *k* holds about
-# 1,280 words *as the reader reads them* (added headers and prefixes count). Evidence recall ER@k of the three
-# retrievers on the dev split, where we choose:
+# the same number of words *as the reader reads them* (added headers and prefixes count). Evidence recall ER@k
+# of the three retrievers on the dev split, where we choose:
 
 # %%
 def structure_grid(split, variant):
@@ -461,40 +470,43 @@ structure_dev = pd.DataFrame(rows).set_index("variant")
 structure_dev.round(3)
 
 # %% [markdown]
-# Each variant against the windows, query by query (a paired difference of ER@k with its 95 % bootstrap
-# interval). The cell scans 9 comparisons (three variants × three retrievers): at 95 % each, one interval in
-# twenty can miss 0 by chance, so the choice below rests on one pre-named column, the hybrid's:
+# Each variant against the windows, query by query (a paired difference of ER@k). Every variant against the
+# windows for every retriever is one family, declared here before the numbers are read, and tested together
+# (simultaneous intervals, adjusted p) in the next cell:
 
 # %%
-def versus_windows(frames, retrievers=("bm25", "dense", "hybrid"), qids=None):
-    """Paired ER@k differences (variant minus windows) with bootstrap intervals, one row per variant x retriever."""
-    rows = []
-    base = frames["windows"][1]
+def versus_windows(frames, retrievers=("bm25", "dense", "hybrid"), qids=None, prefix=""):
+    """Paired ER@k per query, ``{"<variant> − windows, <retriever>": (variant, windows)}`` on the same queries."""
+    base, pairs = frames["windows"][1], {}
     for variant, (_, frame) in frames.items():
         if variant == "windows":
             continue
         for r in retrievers:
-            diff = (frame[f"ER@k {r}"] - base[f"ER@k {r}"]).dropna()
+            both = pd.DataFrame({"v": frame[f"ER@k {r}"], "w": base[f"ER@k {r}"]}).dropna()
             if qids is not None:
-                diff = diff[diff.index.isin(qids)]
-            est, low, high = stats.bootstrap_ci(diff)
-            rows.append({"variant": variant, "retriever": r, "queries": len(diff), "ER@k difference": est,
-                         "low": low, "high": high})
-    return pd.DataFrame(rows).set_index(["variant", "retriever"])
+                both = both[both.index.isin(qids)]
+            pairs[f"{prefix}{variant} − windows, {r}"] = (both["v"].tolist(), both["w"].tolist())
+    return pairs
 
 
-dev_versus = versus_windows(by_variant)
-excluding = int(((dev_versus["low"] > 0) | (dev_versus["high"] < 0)).sum())
-print(f"{excluding} of {len(dev_versus)} intervals exclude 0, {int((dev_versus['low'] > 0).sum())} of them above it")
+dev_members = [f"{v} − windows, {r}" for v in structure.VARIANTS if v != "windows" for r in ("bm25", "dense", "hybrid")]
+dev_family = stats.Family("structure variants − windows, ER@k at the equal budget, dev", dev_members)
+print(f"declared: {dev_family.name}, {len(dev_members)} comparisons")
+
+# %%
+dev_found = dev_family.findings(versus_windows(by_variant), kind="paired graded")
+for f in dev_found.values():
+    print(f.sentence)
+dev_versus = stats.findings_table(dev_found)[["estimate", "low", "high", "p", "verdict"]]
 dev_versus.round(3)
 
 # %% [markdown]
-# On dev, every variant's estimate is above the windows' for every retriever, and most intervals exclude 0 (the
-# count above). Most of the gain comes with the first step, cutting at headings: a window that runs across a
-# heading mixes the end of one topic with the start of the next, and with it evidence that sits right under a
-# heading lands in a chunk about something else. Which variant is best is a separate question the scan does
-# not answer (their differences to one another are not tested here); we take the hybrid's best on dev and
-# check it once on held-out queries.
+# On dev, every variant's estimate is above the windows' for every retriever; the sentences above say which of
+# the nine are resolved once corrected for the family. Most of the gain comes with the first step, cutting at
+# headings: a window that runs across a heading mixes the end of one topic with the start of the next, and with
+# it evidence that sits right under a heading lands in a chunk about something else. Which variant is best is a
+# separate question the scan does not answer (their differences to one another are not tested here); we take the
+# hybrid's best on dev and check it once on held-out queries.
 
 # %%
 chosen = structure_dev["ER@k hybrid"].idxmax()
@@ -504,25 +516,32 @@ print(f"best dev ER@k for the hybrid: {chosen!r} ({structure_dev.loc[chosen, 'ER
 # %% [markdown]
 # Then the held-out check, as for the grid: the chosen variant against the windows on the test split, for all
 # test queries and for the **table questions** among them (a gold span of grade ≥ 2 starts inside a Markdown
-# table: `structure.in_table`), where a header-less chunk should hurt most. Two comparisons, both on the hybrid:
+# table: `structure.in_table`), where a header-less chunk should hurt most. Two comparisons, both on the hybrid,
+# declared as one family before the test split is read:
+
+# %%
+held_family = stats.Family("chosen structure − windows, hybrid ER@k, test",
+                           [f"all test queries: {chosen} − windows, hybrid",
+                            f"table questions: {chosen} − windows, hybrid"])  # fmt: skip
+print(f"declared: {held_family.name}, 2 comparisons")
 
 # %%
 test_frames = {variant: at_budget(structure_grid("test", variant)) for variant in ("windows", chosen)}
 table_qids = {q.qid for q in load_queries(split="test") if structure.in_table(q, corpus)}
-held_out = pd.concat({"all test queries": versus_windows(test_frames, ("hybrid",)),
-                      "table questions": versus_windows(test_frames, ("hybrid",), table_qids)})
-held_out.round(3)
-
-# %%
-for (group, variant, r), row in held_out.iterrows():
-    verdict = "excludes 0" if row["low"] > 0 or row["high"] < 0 else "includes 0"
-    print(f"{group:17s} ({int(row['queries'])} queries): {variant} minus windows, {r}: "
-          f"{stats.fmt_ci(row['ER@k difference'], row['low'], row['high'])} -> {verdict}")
+held_pairs = {**versus_windows(test_frames, ("hybrid",), prefix="all test queries: "),
+              **versus_windows(test_frames, ("hybrid",), table_qids, prefix="table questions: ")}
+for name, (a, _) in held_pairs.items():
+    print(f"{name}: {len(a)} queries")
+held_out = held_family.findings(held_pairs, kind="paired graded")
+for f in held_out.values():
+    print(f.sentence)
+stats.findings_table(held_out)[["estimate", "low", "high", "p", "verdict"]].round(3)
 
 # %% [markdown]
-# The choice holds on queries it was not made on: at the same reading budget the structure-aware chunks hold more
-# of the evidence than the windows, on the whole test split and on its table questions (the two lines above;
-# the table questions are part of the split, so the two estimates are not compared with each other). Cutting by
+# The held-out verdicts are the two sentences above, corrected for the two: where they say resolved, the choice
+# holds on queries it was not made on, and at the same reading budget the structure-aware chunks hold more of the
+# evidence than the windows (the table questions are part of the split, so the two estimates are not compared
+# with each other). Cutting by
 # structure is cheap: no model changes, no labels change (the gold spans are character offsets), and the index
 # holds about as many words as before.
 
@@ -533,8 +552,8 @@ for (group, variant, r), row in held_out.iterrows():
 # research.trychroma.com/evaluating-chunking), measured recall and IoU (the overlap between the retrieved text and
 # the relevant text) over ranges of relevant text in five corpora (328k tokens, 472 synthetic queries, 5 retrieved
 # chunks). Most rows use text-embedding-3-large; the last two use all-MiniLM-L6-v2, our dense model (their recall
-# only, as recorded in the workbook's reference notes). Sizes there are in model tokens (about 0.75 words each),
-# so they do not map one to one onto our word counts.
+# only, as recorded in the workbook's reference notes). Sizes there are in model tokens (a token is
+# less than a word of English text), so they do not map one to one onto our word counts.
 
 # %%
 large, minilm, nan = "text-embedding-3-large", "all-MiniLM-L6-v2", float("nan")

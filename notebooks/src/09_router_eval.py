@@ -175,6 +175,7 @@ pd.DataFrame({"nDCG@1": at_1["nDCG@1"], "nDCG@3": table["nDCG@3"], "regret": tab
 
 # %%
 from labkit.generation import llm
+from labkit.measures import stats
 from labkit.studies import answers_data, cascade
 from labkit.studies import handbook as hb
 
@@ -191,10 +192,24 @@ outcomes[["small answer", "small correct", "escalated", "large correct", "cascad
 
 # %% [markdown]
 # Each strategy's pass rate (Wilson 95 % interval), its mean cost per request in measured tokens and seconds,
-# and what it would cost on a hosted model (every call priced as `gpt-4o-mini`, as in chapter 00's ledger):
+# and what it would cost on a hosted model (every call priced as `gpt-4o-mini`, as in chapter 00's ledger). The
+# questions the strategies are asked, declared as one family before the table is read: how much quality the
+# cascade gives up against the large model alone, and how much it gains over the small one (the same requests, so
+# paired 0/1), and, for the tiered prices below, the cascade's price as a share of the large model's (a ratio of
+# two means over the same requests, resampled together):
 
 # %%
+strategy_family = stats.Family(
+    "the cascade against the single-model strategies",
+    ["cascade − large only", "cascade − small only", "tiered price: cascade / large only"],
+)
 summary = cascade.strategy_summary(outcomes)
+right = {name: outcomes[f"{name} correct"].astype(int).tolist() for name in ("small", "large", "cascade")}
+strategy_found = strategy_family.findings(
+    {"cascade − large only": (right["cascade"], right["large"]),
+     "cascade − small only": (right["cascade"], right["small"])}, kind="paired 0/1")  # fmt: skip
+for found in strategy_found.values():
+    print(found.sentence)
 summary.round(3)
 
 # %% [markdown]
@@ -207,6 +222,20 @@ summary.round(3)
 from labkit.generation.llm import HOSTED_PRICES
 
 tiers = {llm.SMALL_MODEL: HOSTED_PRICES["gpt-4o-mini"][:2], llm.DEFAULT_MODEL: HOSTED_PRICES["gpt-4o"][:2]}
+
+
+def usd_per_request(row, model_size):  # one call's price at the tiered prices, as cascade.strategy_summary counts it
+    p_in, p_out = tiers[row[model_size]]
+    name = f"{model_size} only"
+    return (row[f"{name} prompt tokens"] * p_in + row[f"{name} completion tokens"] * p_out) / 1e6
+
+
+paid = pd.DataFrame({"small": outcomes.apply(usd_per_request, axis=1, model_size="small"),
+                     "large": outcomes.apply(usd_per_request, axis=1, model_size="large")})  # fmt: skip
+paid["cascade"] = paid["small"] + paid["large"].where(outcomes["escalated"].astype(bool), 0.0)
+price_share = stats.derived_finding(
+    "tiered price: cascade / large only", {"cascade": paid["cascade"].tolist(), "large": paid["large"].tolist()},
+    lambda r: sum(r["cascade"]) / sum(r["large"]), null=1.0, family=strategy_family)  # fmt: skip
 print({name: HOSTED_PRICES[name] for name in ("gpt-4o-mini", "gpt-4o")})
 priced = pd.DataFrame(
     {
@@ -217,10 +246,9 @@ priced = pd.DataFrame(
     }
 )
 cheap = priced["USD per 1k, tiered"]
-print(
-    f"tiered: the cascade costs {cheap['cascade'] / cheap['large only']:.0%} of the large model alone, and passes "
-    f"{summary.loc['cascade', 'pass rate']:.3f} against {summary.loc['large only', 'pass rate']:.3f}"
-)
+assert abs(price_share.estimate - cheap["cascade"] / cheap["large only"]) < 1e-9  # the same ratio as the table's
+print(price_share.sentence)
+print(strategy_found["cascade − large only"].sentence)
 priced.round(4)
 
 # %%
@@ -235,8 +263,8 @@ plots.plot_cost_quality(cascade.strategy_summary(outcomes, prices=tiers), "USD p
 # %%
 from IPython.display import display
 
-from labkit.measures import stats
-
+check_family = stats.Family("the grounded check as a judge of the 0.5B's answers",
+                            ["J of the check", "share of kept answers not right"])  # fmt: skip
 kept = ~outcomes["escalated"]
 check_table = pd.crosstab(
     outcomes["small correct"].map({True: "0.5B right", False: "0.5B not right"}),
@@ -249,6 +277,25 @@ print(f"kept although not right: {loss} (the cascade ships them); escalated alth
 print(f"the check keeps {int(kept.sum())} answers, of which {loss} are not right")
 display(check_table)
 verdicts = pd.DataFrame({"grounded check": kept, "0.5B right": outcomes["small correct"].astype(bool)})
+
+def youden_j(r):
+    right, keep = r["0.5B right"], r["kept"]
+    tpr = sum(k * t for k, t in zip(keep, right)) / sum(right)
+    tnr = sum((1 - k) * (1 - t) for k, t in zip(keep, right)) / (len(right) - sum(right))
+    return tpr + tnr - 1
+
+
+check_found = {
+    "J of the check": check_family.finding(
+        "J of the check",
+        {"kept": kept.astype(int).tolist(), "0.5B right": verdicts["0.5B right"].astype(int).tolist()}, "derived",
+        null=0.0, fn=youden_j, strata="0.5B right"),
+    "share of kept answers not right": check_family.finding(
+        "share of kept answers not right", (~verdicts.loc[kept, "0.5B right"]).astype(int).tolist(), "proportion",
+        null=0.5),
+}  # fmt: skip
+for found in check_found.values():
+    print(found.sentence)
 stats.judge_report(verdicts, ["grounded check"], truth="0.5B right").round(3)
 
 # %% [markdown]
@@ -258,7 +305,9 @@ stats.judge_report(verdicts, ["grounded check"], truth="0.5B right").round(3)
 # right answer is money spent twice. The same table as a judge against the labels (chapter 06's report: TPR, the
 # share of right answers the check keeps; TNR, the share of wrong ones it escalates). A cheap check with many of the
 # first kind makes the cascade look affordable and ship the small model's mistakes, and that is what happened here:
-# more than half of the answers the check kept are not right. The lexical check asks whether an answer's words are
+# about half of the answers the check kept are not right (the second sentence above tests that share against one
+# half; read its verdict before saying "more than half"), and the check's J, with its interval, is the first. The
+# lexical check asks whether an answer's words are
 # in the passages, and a small model that copies the right passage's words into a wrong statement passes it (the
 # first request in the explorer below). A better check (chapter 06's judges, measured first) is where this cascade's
 # quality would come from.
@@ -273,20 +322,29 @@ stats.judge_report(verdicts, ["grounded check"], truth="0.5B right").round(3)
 passing, none_pass = cascade.passing_sets(outcomes)
 seconds = {llm.SMALL_MODEL: float(small["seconds"].mean()), llm.DEFAULT_MODEL: float(large["seconds"].mean())}
 orders = {"small first": [llm.SMALL_MODEL, llm.DEFAULT_MODEL], "large first": [llm.DEFAULT_MODEL, llm.SMALL_MODEL]}
-router_rows = {}
+metric_kinds = {"RR": "graded mean", "hit@1": "proportion", "nDCG@3": "graded mean", "regret": "graded mean"}
+order_family = stats.Family("small first − large first, per router metric", list(metric_kinds))
+router_rows, per_request = {}, {}
 for name, order in orders.items():
     graded = router.evaluate_router({qid: order for qid in passing}, passing, seconds, k=3)
-    router_rows[name] = graded.attrs["mean"]
-real_routers = (
-    pd.DataFrame(router_rows)
-    .T[["RR", "hit@1", "nDCG@3", "regret"]]
-    .rename(columns={"RR": "MRR", "regret": "regret (s per request)"})
-)
+    per_request[name] = graded
+    router_rows[name] = {  # each metric's interval by its kind (Wilson for Hit@1, bootstrap-t for the means)
+        metric: stats.fmt_ci(*(lambda iv: (iv.estimate, iv.low, iv.high))(stats.interval_for(
+            kind, graded[metric].astype(float).tolist(), null=0.5, bounds=(0, max(seconds.values())))))
+        for metric, kind in metric_kinds.items()
+    }  # fmt: skip
+real_routers = pd.DataFrame(router_rows).T.rename(columns={"RR": "MRR", "regret": "regret (s per request)"})
+order_found = order_family.findings(
+    {m: (per_request["small first"][m].astype(float), per_request["large first"][m].astype(float))
+     for m in metric_kinds},
+    kind={m: "paired 0/1" if m == "hit@1" else "paired graded" for m in metric_kinds})  # fmt: skip
 print(f"mean seconds per call: 0.5B {seconds[llm.SMALL_MODEL]:.1f}, 1.5B {seconds[llm.DEFAULT_MODEL]:.1f}")
 print(f"graded: {len(passing)} requests; neither model right: {len(none_pass)}")
 print("passing sets:", pd.Series([" + ".join(sorted(m.split("-")[2] for m in ok)) for ok in passing.values()])
       .value_counts().to_dict())  # fmt: skip
-real_routers.round(3)
+for found in order_found.values():
+    print(found.sentence)
+real_routers
 
 # %% [markdown]
 # With two models a ranking is just an order, so MRR and Hit@1 say how often the first call is enough, nDCG@3
@@ -294,9 +352,11 @@ real_routers.round(3)
 # model. Beside the toy table, three things are new. First, the requests **no model passes** are left out of
 # every one of these metrics, and they are not rare: a router evaluation should report them, since no routing can
 # fix them (that is retrieval's or the labels' job, chapter 07). Second, the 0.5B's first call is enough for only
-# about half of the graded requests (Hit@1 0.549 for *small first*, 0.958 for *large first*), and it passes on its
-# own on very few (the passing sets above), so calling it first often adds a call: *large first* has the higher
-# MRR and the lower regret. Third, these are *fixed* orders; the cascade's check decides per request, and its real
+# about half of the graded requests (Hit@1 0.549 for *small first*, 0.958 for *large first*, each with its Wilson
+# interval in the table), and it passes on its own on very few (the passing sets above), so calling it first often
+# adds a call: the four sentences above test *small first* − *large first* per metric, in one declared family
+# (read the MRR and regret lines for which order wins). Third, these are *fixed* orders; the cascade's check
+# decides per request, and its real
 # outcome is the `cascade` row of the strategy table above.
 #
 # ### Does the small model fail more on long prompts?
@@ -329,24 +389,32 @@ pd.DataFrame({"0.5B": {**right_rate("small correct", half), **right_rate("small 
 # halves hold different requests, so that is a difference of two independent proportions (Newcombe's interval).
 # Does the small model suffer *more* from length than the large one? That is a difference of differences (an
 # interaction): per request, the 0.5B's verdict minus the 1.5B's, averaged in each half, and the two halves'
-# averages compared (`stats.interaction_ci`). Two separate tests, one resolved and one not, would not answer it.
+# averages compared (two groups of graded differences). All three declared as one family before the numbers are
+# read. Two separate tests, one resolved and one not, would not answer it.
 
 # %%
 is_long = length > length.median()
-for column, name in (("small correct", "0.5B"), ("large correct", "1.5B")):
-    ok = outcomes[column].astype(bool)
-    d = stats.newcombe(int(ok[is_long].sum()), int(is_long.sum()), int(ok[~is_long].sum()), int((~is_long).sum()))
-    print(f"{name}: longer half minus shorter half {stats.fmt_ci(*d)}")
-gap = outcomes["small correct"].astype(float) - outcomes["large correct"].astype(float)
-inter = stats.interaction_ci(gap[is_long], gap[~is_long], paired=False)
-print(f"interaction (0.5B − 1.5B on the longer half, minus the same on the shorter): "
-      f"{stats.fmt_ci(inter['interaction'], inter['low'], inter['high'])}")  # fmt: skip
+length_family = stats.Family("does the longer half hurt, and hurt the 0.5B more",
+                             ["0.5B: longer − shorter half", "1.5B: longer − shorter half",
+                              "interaction: (0.5B − 1.5B) longer − shorter half"])  # fmt: skip
+ok = {name: outcomes[column].astype(int) for column, name in (("small correct", "0.5B"), ("large correct", "1.5B"))}
+gap = (ok["0.5B"] - ok["1.5B"]).astype(float)
+length_found = length_family.findings(
+    {"0.5B: longer − shorter half": (ok["0.5B"][is_long].tolist(), ok["0.5B"][~is_long].tolist()),
+     "1.5B: longer − shorter half": (ok["1.5B"][is_long].tolist(), ok["1.5B"][~is_long].tolist()),
+     "interaction: (0.5B − 1.5B) longer − shorter half": (gap[is_long].tolist(), gap[~is_long].tolist())},
+    kind={"0.5B: longer − shorter half": "two independent proportions",
+          "1.5B: longer − shorter half": "two independent proportions",
+          "interaction: (0.5B − 1.5B) longer − shorter half": "two graded groups"},
+    bounds=(-1, 1))  # fmt: skip
+for found in length_found.values():
+    print(found.sentence)
 pd.crosstab(is_long.map({True: "longer half", False: "shorter half"}), slice_of, margins=True)
 
 # %% [markdown]
-# Neither model's longer-half difference excludes 0, and the interaction's interval holds 0: the data cannot say
-# that the small model suffers more. That is not "length does not hurt": each interval's low end is the loss on
-# the longer half these 120 requests still allow (for the 0.5B, over a quarter of its answers), and the
+# Read the three sentences: where they say not shown, the data cannot say that a model does worse on the longer
+# half, or that the small model suffers more. That is not "length does not hurt": each interval's low end is the
+# loss on the longer half these 120 requests still allow (the "rules out" part of each sentence), and the
 # interaction's ends bound the difference of differences both ways. Length is also **confounded with slice**:
 # the last table shows the longer half holds more `hard` questions and the shorter half more `easy` ones, so even a
 # resolved length effect here could be a slice effect. These prompts differ by a few hundred tokens, not the thousands
@@ -405,15 +473,39 @@ def routing_stats(k):
 
 
 by_k = pd.DataFrame({k: routing_stats(k) for k in (1, 3, 5, 10, 20)}).T.rename_axis("k")
+n_requests = len(queries)
+recall_ci = {  # the filter's recall is a proportion of the requests: Wilson (the rule bound when all pass)
+    k: stats.interval_for("proportion", [1] * round(r * n_requests) + [0] * (n_requests - round(r * n_requests)),
+                          null=0.5)
+    for k, r in by_k["filter recall"].items()
+}  # fmt: skip
+print("filter recall, Wilson 95 %:",
+      {k: stats.fmt_ci(iv.estimate, iv.low, iv.high) for k, iv in recall_ci.items()})  # fmt: skip
 by_k.round(3)
 
 # %%
+price_family = stats.Family("price ratios of prompt-length knobs", ["k 10 / k 5", "chunks 256 / 128 words, k = 5"])
+
+
+def price_per_request(tokens):  # the price of each request at the cheapest model whose window holds it
+    return [t * COST[router.cheapest_fitting(t, WINDOW, COST)] / 1e6 for t in tokens]
+
+
+def mean_ratio(r):
+    return sum(r["after"]) / sum(r["before"])
+
+
 five, ten = by_k.loc[5], by_k.loc[10]
+k_tokens = {k: count_tokens_of_parts(router.rag_prompt_parts(queries, run, texts, k)) for k in (5, 10)}
+k_ratio = stats.derived_finding("k 10 / k 5", {"before": price_per_request(k_tokens[5]),
+                                               "after": price_per_request(k_tokens[10])},
+                                mean_ratio, null=1.0, family=price_family)  # fmt: skip
+assert abs(k_ratio.estimate - ten["$ per 1k requests"] / five["$ per 1k requests"]) < 1e-9
 print(
     f"k = 5 -> 10: median prompt x{ten['tokens p50'] / five['tokens p50']:.2f}, "
-    f"price per 1k requests x{ten['$ per 1k requests'] / five['$ per 1k requests']:.1f}, "
     f"share to nano {five['share to nano']:.3f} -> {ten['share to nano']:.3f}"
 )
+print(k_ratio.sentence)
 print(
     f"k = 5: median prompt {five['tokens p50']:.0f} tokens, nano's window {WINDOW['nano']}; filter recall "
     f"{five['filter recall']:.3f}, overpay {five['filter overpay']:.3f}, overflow {five['filter overflow']:.3f}"
@@ -569,12 +661,17 @@ print(length_claim.sentence)
 # at an equal reading budget (about 640 words: *k* = 10, 5 and 3):
 
 # %%
+sized_tokens = {}
+
+
 def routing_by_size(size, k):
     setting = hb.handbook(size, size // 4)
     sized_run = make_run(setting.hybrid, setting.queries, 20)
     parts = router.rag_prompt_parts(setting.queries, sized_run, setting.texts, k)
     estimate = [router.chars_over_4(p) for p in router.rag_prompts(setting.queries, sized_run, setting.texts, k)]
-    return router.routing_at_k(count_tokens_of_parts(parts), estimate, WINDOW, COST)
+    assert [q.qid for q in setting.queries] == [q.qid for q in queries]  # the same requests at every size
+    sized_tokens[size, k] = count_tokens_of_parts(parts)
+    return router.routing_at_k(sized_tokens[size, k], estimate, WINDOW, COST)
 
 
 sizes_and_ks = ((64, 5), (128, 5), (256, 5), (64, 10), (256, 3))
@@ -584,9 +681,13 @@ by_size[["tokens p50", "share to nano", "$ per 1k requests", "filter recall"]].r
 
 # %%
 small, big = by_size.loc[(128, 5)], by_size.loc[(256, 5)]
-print(f"k = 5, chunks of 128 -> 256 words: median prompt x{big['tokens p50'] / small['tokens p50']:.2f}, price per "
-      f"1k requests x{big['$ per 1k requests'] / small['$ per 1k requests']:.1f}, share to nano "
-      f"{small['share to nano']:.3f} -> {big['share to nano']:.3f}")  # fmt: skip
+size_ratio = stats.derived_finding(
+    "chunks 256 / 128 words, k = 5", {"before": price_per_request(sized_tokens[128, 5]),
+                                      "after": price_per_request(sized_tokens[256, 5])},
+    mean_ratio, null=1.0, family=price_family)  # fmt: skip
+print(f"k = 5, chunks of 128 -> 256 words: median prompt x{big['tokens p50'] / small['tokens p50']:.2f}, share to "
+      f"nano {small['share to nano']:.3f} -> {big['share to nano']:.3f}")  # fmt: skip
+print(size_ratio.sentence)
 budget = by_size.loc[[(64, 10), (128, 5), (256, 3)], "$ per 1k requests"]
 print(f"about equal reading budget (640, 640, 768 words): price per 1k requests {budget.round(3).tolist()}")
 

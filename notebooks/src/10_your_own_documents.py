@@ -135,24 +135,29 @@ table.T
 # (`copy.deepcopy(x[, memo])`).
 #
 # Is the hybrid better than either retriever alone here (Step 9 sets the answer beside the handbook's)? The same
-# questions, so the comparison is paired: per question, the hybrid's nDCG@k minus each retriever's, with a 95 %
-# bootstrap interval. Four comparisons (two retrievers × two *k*):
+# questions, so the comparison is paired: per question, the hybrid's nDCG@k minus each retriever's. Four
+# comparisons (two retrievers × two *k*), declared here as one family before any of them is read, so each
+# interval is simultaneous over the four and its verdict and adjusted `p` come from the same rule (`stats.Family`,
+# kind `"paired graded"`):
 
 # %%
-rows = []
-for k, frame in at.items():
-    for other in ("bm25", "dense"):
-        diff = stats.diff_ci(frame["nDCG@k hybrid"], frame[f"nDCG@k {other}"], paired=True)
-        rows.append({"k": k, "hybrid minus": other, "nDCG@k difference": diff["difference"], "low": diff["low"],
-                     "high": diff["high"]})  # fmt: skip
-hybrid_gain = pd.DataFrame(rows).set_index(["k", "hybrid minus"])
-hybrid_gain.round(3)
+hybrid_family = stats.Family("hybrid − one retriever, nDCG@k", [f"k = {k}, hybrid − {other}" for k in (3, 10)
+                                                                for other in ("bm25", "dense")])  # fmt: skip
+print(hybrid_family)
+
+# %%
+hybrid_found = hybrid_family.findings({f"k = {k}, hybrid − {other}": (frame["nDCG@k hybrid"], frame[f"nDCG@k {other}"])
+                                       for k, frame in at.items() for other in ("bm25", "dense")},
+                                      kind="paired graded")  # fmt: skip
+hybrid_gain = stats.findings_table(hybrid_found)
+print(hybrid_gain[["estimate", "low", "high", "p", "verdict"]].round(3).to_string())
+for f in hybrid_found.values():
+    print(f.sentence)
 
 # %% [markdown]
-# Against BM25 the hybrid's gain is resolved at both *k* (the intervals lie above 0). Against dense retrieval
-# both intervals include 0: no difference is shown, and the intervals bound one to at most about +0.09 (*k* = 3)
-# and +0.06 (*k* = 10). That bounds what BM25 adds to the embeddings here; it does not show that it adds
-# nothing, and at *k* = 3 a gain of nearly a tenth is still inside the interval.
+# Read the `verdict` column and the sentences under it. Where a comparison against dense retrieval says "not
+# shown", its interval bounds what BM25 adds to the embeddings here (the "rules out more than" figure); it does
+# not show that BM25 adds nothing, and a gain up to that bound is still inside the interval.
 
 # %% [markdown]
 # **Per slice: the FAQ's questions against the generated ones.** Chapter 02 found generated questions easier
@@ -174,14 +179,16 @@ pd.DataFrame(by_set).T
 
 # %%
 faq, gen = (sets.loc[sets["set"] == name, "hit@10 (thr 3)"] for name in ("FAQ", "generated"))
-synthetic_gap = stats.diff_ci(gen, faq, paired=False)
+synthetic_gap = stats.interval_for("two independent proportions", (gen.tolist(), faq.tolist()))
 print("generated minus FAQ, hybrid hit@10 (thr 3), two different question sets (not paired): "
-      + stats.fmt_ci(synthetic_gap["difference"], synthetic_gap["low"], synthetic_gap["high"]))  # fmt: skip
+      + stats.fmt_ci(synthetic_gap.estimate, synthetic_gap.low, synthetic_gap.high)
+      + f"; {synthetic_gap.method}; p {synthetic_gap.p:.4f}")  # fmt: skip
 
 # %% [markdown]
 # The warning of chapter 02 holds here too (whether more strongly than on the handbook is a comparison across
 # corpora no cell makes): the hybrid finds the evidence of nine in ten generated
-# questions in its top 10 and of half the FAQ's, a difference whose interval lies well above 0 (one comparison).
+# questions in its top 10 and of half the FAQ's, a difference whose interval lies well above 0 (one comparison;
+# Newcombe's interval for two independent proportions, the method Step 9 uses for it in its family of six).
 # The generated questions also reuse more of their gold chunk's words (`borrowed`, estimates; not tested). And
 # they are not all the model wrote: only the half that passed the verbatim-quote filter is kept, and a question
 # whose answer the model could copy word for word is an extractive one, so the filter itself picks the easier
@@ -268,6 +275,20 @@ answer_labeller = widgets.Labeller.at(answer_set, lambda qid: widgets.answer_htm
 answer_labeller
 
 # %% [markdown]
+# Which stage fails more is decided as in chapter 07: the gap (`GEN_FAIL` − `RET_FAIL`) per answer is a paired
+# difference of 0/1 outcomes (an answer sits in one cell only), with paired Newcombe's interval and the exact
+# McNemar p beside it (`trace_checks.stage_gap_findings`, the same function as chapters 07 and 08). Declared
+# before the cells are counted: the question on all answers (a family of one, the one the advice rests on) and
+# the two question types (one family of two, corrected together):
+
+# %%
+from labkit.studies import trace_checks
+
+stage_all = stats.Family("GEN_FAIL − RET_FAIL, all answers", ["all"])
+stage_kinds = stats.Family("GEN_FAIL − RET_FAIL, per question type", ["fact", "synthesis"])
+print(stage_all, stage_kinds, sep="\n")
+
+# %% [markdown]
 # Then run this cell. Chapter 07's 2×2 puts each answer in a cell: was a chunk holding the answer's evidence
 # read (`retrieved`), and is the answer right? `RET_FAIL` (not read, not right) is retrieval's to fix, `GEN_FAIL`
 # (read, yet not right) the reader's. With at least 10 labels of yours, the cells on the answers you rated are
@@ -281,18 +302,26 @@ rated_answers = answers[answers["qid"].isin(list(mine.labels))]
 cells = capstone.two_by_two(rated_answers, mine.labels)
 print(cells.assign(share=[stats.fmt_ci(*r) for r in cells[["share", "low", "high"]].itertuples(index=False)])[
     ["answers", "share"]].to_string())  # fmt: skip
-gap = triage.stage_gap(capstone.traces(s, rated_answers, mine.labels), capstone.READER_K, by="kind")
-gap.assign(**{"gap [95% interval]": [stats.fmt_ci(*r) for r in gap[["gap", "gap low", "gap high"]].to_numpy()]})[
-    ["n", "OK", "GEN_FAIL", "LUCKY", "RET_FAIL", "gap [95% interval]", "fix first", "clear"]
-]
+rated_traces = capstone.traces(s, rated_answers, mine.labels)
+gap = triage.stage_gap(rated_traces, capstone.READER_K, by="kind")  # the counts per cell
+by_kind = {kind: [t for t in rated_traces if t["kind"] == kind] for kind in stage_kinds.members}
+gap_found = {**trace_checks.stage_gap_findings({"all": rated_traces}, capstone.READER_K, stage_all),
+             **trace_checks.stage_gap_findings(by_kind, capstone.READER_K, stage_kinds)}  # fmt: skip
+fix_first = {name: ("cannot tell" if f.verdict != "resolved" else "retrieval" if f.estimate < 0 else "generation")
+             for name, f in gap_found.items()}  # fmt: skip
+print(gap[["n", "OK", "GEN_FAIL", "LUCKY", "RET_FAIL"]]
+      .join(stats.findings_table(gap_found)[["estimate", "low", "high", "p", "verdict"]])
+      .assign(**{"fix first": pd.Series(fix_first)}).round(3).to_string())  # fmt: skip
+for f in gap_found.values():
+    print(f.sentence)
 
 # %% [markdown]
 # With the reference labels (what the stored output shows), 35 of the 80 answers are right. The largest cell is
 # `RET_FAIL`: 34 answers had no chunk holding their evidence among the three the reader read, and were not right;
-# 11 are `GEN_FAIL`. The gap, (`GEN_FAIL` − `RET_FAIL`) per answer, lies below 0 on all 80 answers and on the 38
-# synthesis questions: **retrieval is the stage to fix first here**; on the 42 fact questions the interval
-# includes 0, so these answers cannot tell the two stages apart there (three groups are scanned; the overall row
-# is the one the advice rests on). `LUCKY` holds 16 answers that are right although their evidence was not read:
+# 11 are `GEN_FAIL`. Which stage to fix first is the `fix first` column, read from the finding beside it: a stage
+# is named only where the gap is resolved, and "cannot tell" means these answers leave both stages open (the
+# sentence says how large a gap they still allow). The `all` row is the one the advice rests on; the two question
+# types are a family of their own. `LUCKY` holds 16 answers that are right although their evidence was not read:
 # Qwen2.5-Coder was trained on a great deal of code and text about Python, and answers some questions from that.
 # On a company's own documents no such knowledge exists, which is why chapter 08 swaps the context to find such
 # answers.
@@ -342,7 +371,13 @@ chunking_here.round(3)
 #
 # Chapter 08 measured, on 40 synthesis questions written for it, that a question needing several passages has
 # almost none of its evidence in the top 1–2. Here the rater called each FAQ question `fact` (one passage
-# answers) or `synthesis` (several together). ER@k of the hybrid per type:
+# answers) or `synthesis` (several together). ER@k of the hybrid per type, and the difference between the types
+# at each *k*: fact − synthesis on different questions (kind `"two graded groups"`), four comparisons declared as
+# one family before the table is read:
+
+# %%
+type_family = stats.Family("fact − synthesis, hybrid ER@k", [f"k = {k}" for k in (1, 2, 5, 10)])
+print(type_family)
 
 # %%
 from labkit.retrieval.grid import evidence_recall
@@ -351,13 +386,20 @@ per_k = pd.concat({k: pd.Series(evidence_recall(ranked["hybrid"], s.queries, s.c
                    for k in (1, 2, 5, 10)}, names=["k", "qid"]).reset_index()  # fmt: skip
 per_k["type"] = per_k["qid"].map({q.qid: q.kind for q in s.queries})
 by_type = stats.group_means_ci(per_k, ["k", "type"], "ER@k")
-stats.fmt_ci_table(by_type)
+print(stats.fmt_ci_table(by_type).to_string())
+type_found = type_family.findings(
+    {f"k = {k}": tuple(per_k.loc[(per_k["k"] == k) & (per_k["type"] == kind), "ER@k"].tolist()
+                       for kind in ("fact", "synthesis")) for k in (1, 2, 5, 10)},
+    kind="two graded groups")  # fmt: skip
+for f in type_found.values():
+    print(f.sentence)
 
 # %% [markdown]
-# Both types gain from a larger *k*, and the synthesis questions hold less of their evidence than the fact
-# questions at every *k* here (estimates; the two types are different questions, and this table does not test
-# their difference). As on the handbook, a question that needs several passages asks for a larger *k* than the
-# reader's three.
+# Both types hold more of their evidence at a larger *k*; that is a description, not a finding, since ER@*k*
+# cannot fall as *k* grows (a larger *k* only adds chunks). Whether the synthesis questions hold less than the
+# fact questions is the family's question, and its sentences give the answer at each *k*: where one says "not
+# shown", these 80 questions cannot tell the two types apart at that *k*, and the interval bounds the gap. Whether
+# the pattern matches the handbook's is a comparison across corpora no cell here makes.
 
 # %% [markdown]
 # ## Step 8 · Check the gold yourself
@@ -442,12 +484,6 @@ def finding_data(setting, chunk_rows):
     }
 
 
-def stage_cells(traces):
-    """GEN_FAIL and RET_FAIL as two 0/1 columns over the same traces: one multinomial's cells, paired."""
-    cells = [triage.quadrant(t, capstone.READER_K) for t in traces]
-    return [int(c == "GEN_FAIL") for c in cells], [int(c == "RET_FAIL") for c in cells]
-
-
 def structure_rows(setting, split=None):
     frames = []
     for variant in ("sections + table header", "windows"):
@@ -481,10 +517,13 @@ handbook_traces = triage.reader_traces(h.queries, make_run(h.hybrid, h.queries, 
                                        {d: doc.text for d, doc in h.corpus.items()}, capstone.READER_K)  # fmt: skip
 handbook_data[NAMES[4]] = (easy.tolist(), real.tolist())
 here_data[NAMES[4]] = (gen.tolist(), faq.tolist())
-handbook_data[NAMES[5]] = stage_cells(handbook_traces)
-here_data[NAMES[5]] = stage_cells(capstone.traces(s, answers, reference_labels))
 found = {"handbook": handbook_family.findings(handbook_data, kind=KINDS),
          "here": here_family.findings(here_data, kind=KINDS)}
+# the stage gap by the one function chapters 07, 08 and 10 share, in the same family of six
+found["handbook"][NAMES[5]] = trace_checks.stage_gap_findings({NAMES[5]: handbook_traces}, capstone.READER_K,
+                                                              handbook_family)[NAMES[5]]  # fmt: skip
+found["here"][NAMES[5]] = trace_checks.stage_gap_findings({NAMES[5]: capstone.traces(s, answers, reference_labels)},
+                                                          capstone.READER_K, here_family)[NAMES[5]]  # fmt: skip
 comparison = pd.DataFrame({
     "handbook": {n: stats.fmt_ci(f.estimate, f.low, f.high) for n, f in found["handbook"].items()},
     "this corpus": {n: stats.fmt_ci(f.estimate, f.low, f.high) for n, f in found["here"].items()},
