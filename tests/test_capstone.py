@@ -8,7 +8,7 @@ import pytest
 
 from labkit.generation import reader as rd
 from labkit.generation import synth
-from labkit.studies import capstone
+from labkit.studies import capstone, labelling, own_folder
 
 DOCS = {
     "guide/vpn.md": "# VPN\n\nConnect to the VPN before you open Jira. The gateway abroad is SG-1.\n",
@@ -126,3 +126,68 @@ def test_the_handbook_prompts_are_unchanged_when_no_corpus_is_named():
     assert rd.reader_prompt("q", ["p"]).startswith(rd.HEAD)
     with pytest.raises(ValueError, match="head"):
         rd.reader_prompt("q", ["p"], head="use {braces}")
+
+
+def test_a_model_step_without_a_model_is_skipped_with_one_line(tmp_path, capsys):
+    from labkit.generation import llm
+
+    qs = [question("q1", "how many days of annual leave", "guide/leave.md", "18 days of annual leave", "dev")]
+    s = capstone.setting(*folder_with_questions(tmp_path, qs), 8, 2)
+    called = []
+    assert own_folder.model_step("Step 5's answers", None, lambda: called.append(1)) is None and called == []
+    replay = llm.Replay(llm.DEFAULT_MODEL)  # the bundled recordings hold nothing for this folder
+    assert own_folder.model_step("Step 5's reader", replay, capstone.answers, s, replay, capstone.FOLDER) is None
+    lines = capsys.readouterr().out.splitlines()
+    recorded = "nothing is recorded for these documents"
+    assert lines == [f"Step 5's answers skipped: {own_folder.NO_MODEL}",
+                     f"Step 5's reader skipped: {own_folder.NO_MODEL}; {recorded}"]  # fmt: skip
+    assert "USE_MODEL = True" in own_folder.NO_MODEL and "`make llm`" in own_folder.NO_MODEL
+
+    def not_installed():
+        raise ImportError("llama-cpp-python is not installed")
+
+    assert own_folder.model_step("Step 5's answers", "local", not_installed) is None
+    assert own_folder.model_step("Step 5's answers", "a model", lambda: 7) == 7
+    assert own_folder.model_step("Step 5's answers", "a model", not_installed) is None
+    assert "llama-cpp-python is not installed" in capsys.readouterr().out
+
+    def broken():
+        raise ValueError("a real bug")
+
+    with pytest.raises(ValueError, match="a real bug"):  # only a missing model is skipped, never a bug
+        own_folder.model_step("Step 5's answers", "a model", broken)
+    with pytest.raises(ValueError, match="fn must be the step's function"):
+        own_folder.model_step("Step 5's answers", "a model", "capstone.answers")
+
+
+def test_a_folder_gets_its_own_label_sets_with_references_from_its_gold(tmp_path):
+    qs = [question("q1", "how many days of annual leave", "guide/leave.md", "18 days of annual leave", "dev"),
+          question("q2", "which vpn gateway abroad", "guide/vpn.md", "The gateway abroad is SG-1."),
+          question("q3", "when are expense claims due", "faq.html", "due within 30 days of the trip"),
+          {**question("u1", "what is the parking fee", "faq.html", "due"), "gold": [],
+           "answerable": False}]  # fmt: skip
+    s = capstone.setting(*folder_with_questions(tmp_path, qs), 8, 2)
+    ranked = capstone.runs(s)
+    label_set, items, reference = own_folder.relevance_set(s, ranked)
+    assert sorted(label_set.items) == ["q2", "q3", "u1"]  # the test questions, in a seeded order
+    assert label_set.id.startswith("10-relevance-") and label_set.id != labelling.relevance_set()[0].id
+    assert label_set.labels == labelling.RELEVANCE
+    for qid in label_set.items:
+        top = ranked["hybrid"][qid][0]
+        assert items[qid]["passage"] == s.texts[top]
+        grade = s.qrels.get(qid, {}).get(top, 0)
+        assert reference[qid] == {3: "answers", 2: "partly", 1: "partly", 0: "no"}[grade]
+    assert reference["u1"] == "no"  # no gold: no passage answers it by the gold
+    other = capstone.setting(*folder_with_questions(tmp_path / "other", qs[:3]), 8, 2)
+    assert own_folder.relevance_set(other, capstone.runs(other))[0].id != label_set.id  # another folder's own file
+
+    def model(prompt, schema=None, max_tokens=None):
+        return "I cannot tell from these passages."
+
+    table = capstone.answers(s, model, capstone.FOLDER, k=2)
+    answer_set, answer_items = own_folder.answers_set(s, table)
+    assert sorted(answer_set.items) == ["q1", "q2", "q3", "u1"] and answer_set.id.startswith("10-answers-")
+    assert "18 days of annual leave" in answer_items["q1"]["reference"]
+    assert "marked unanswerable" in answer_items["u1"]["reference"]
+    with pytest.raises(ValueError, match="nothing to label for 10-answers"):
+        own_folder.answers_set(s, table.iloc[:0])

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from labkit.chapters import CHAPTERS, Chapter, Judge, chapter, discover
+from labkit.chapters import CHAPTERS, Bench, Chapter, Explorer, Judge, chapter, discover
 from labkit.exercises import BY_CHAPTER, EXERCISES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +43,7 @@ def test_every_name_a_manifest_gives_exists():
     assert sorted(plans) == sorted(record.PLANS), "every recording plan belongs to exactly one chapter's manifest"
     for c in CHAPTERS:
         assert all(p.startswith(f"{c.number}-") for p in c.plans), (c.number, c.plans)
-        missing = [e for e in c.explorers if not hasattr(widgets, e)]
+        missing = [e for e in c.explorer_names if not hasattr(widgets, e)]
         assert not missing, f"chapter {c.number} names explorers labkit.ui.widgets lacks: {missing}"
         assert set(c.label_sets) <= label_sets, (c.number, c.label_sets)
         for module in c.probe:
@@ -51,16 +51,43 @@ def test_every_name_a_manifest_gives_exists():
     assert sorted(s for c in CHAPTERS for s in c.label_sets) == sorted(label_sets)
 
 
-def test_the_browser_tests_and_the_bench_name_only_manifest_chapters():
-    stems = {c.stem for c in CHAPTERS}
-    browser = (ROOT / "tests/browser/test_lab_widgets.py").read_text("utf-8")
-    driven = set(re.findall(r'^    Chapter\("(\w+)"', browser, re.M))
-    assert driven <= stems
-    shown = {c.stem for c in CHAPTERS if set(c.explorers) - {"Labeller"}}
-    assert shown <= driven, f"chapters whose explorers no browser test drives: {sorted(shown - driven)}"
+def test_every_explorer_has_its_input_builder_and_the_tests_and_bench_keep_no_list_of_their_own():
+    """Each explorer (but the labelling widget) names the function that builds what its notebook passes it, and
+    its notebook calls that function; the browser drivers and the bench read the manifests, so neither holds a
+    builder or a chapter list of its own."""
+    for c in CHAPTERS:
+        source = (ROOT / c.source).read_text("utf-8")
+        for e in c.explorers:
+            if e.widget == "Labeller":
+                assert e.inputs is None and e.bench is None, (c.number, e)
+                continue
+            assert e.inputs is not None, f"chapter {c.number}: {e.widget} has no input builder"
+            assert e.inputs.__module__ == f"labkit.chapters.ch{c.number}", (c.number, e.widget, e.inputs.__module__)
+            assert f"{e.inputs.__name__}(" in source, f"{c.source} does not call {e.inputs.__name__}"
+    assert any(e.bench for c in CHAPTERS for e in c.explorers), "no explorer is benched"
+    driver = (ROOT / "tests/browser/labdriver.py").read_text("utf-8")
+    assert not re.search(r"^def ch\d\d", driver, re.M), "labdriver.py rebuilds a chapter's inputs by hand"
+    assert not list((ROOT / "tests/browser").glob("ch*driver.py")), "a chapter driver outside the manifests"
     bench = (ROOT / "bench/explorer_bench.py").read_text("utf-8")
-    for number, name in re.findall(r'"(\d\d[a-z]?) (\w+) \(', bench):
-        assert name in chapter(number).explorers, f"the bench's {number} {name} is not in chapter {number}'s manifest"
+    assert "CHAPTERS" in bench and not re.search(r"widgets\.[A-Z]\w+\(", bench), "the bench builds an explorer by hand"
+
+
+def test_an_explorer_entry_is_checked_by_name():
+    assert Chapter(number="12", slug="x", title="t", summary="s", does="d", explorers=("Labeller",)).explorers == (
+        Explorer("Labeller"),
+    )
+    with pytest.raises(ValueError, match="listed twice"):
+        Chapter(number="12", slug="x", title="t", summary="s", does="d", explorers=("Labeller", "Labeller"))
+    with pytest.raises(TypeError, match="inputs must be a function"):
+        Explorer("FusionExplorer", inputs={"runs": {}})
+    with pytest.raises(ValueError, match="at least two values"):
+        Bench("k", (5,))
+    with pytest.raises(TypeError, match="keyword arguments"):
+        Explorer("FusionExplorer", inputs=lambda: [1, 2]).build_inputs()
+    with pytest.raises(ValueError, match="no explorer 'Nope'"):
+        chapter("01").explorer("Nope")
+    with pytest.raises(ValueError, match="give all of queries, chunks, qrels, runs or none"):
+        chapter("01").explorer("FusionExplorer").inputs(queries=[])
 
 
 def test_chapter_06_builds_its_judges_from_its_manifest():

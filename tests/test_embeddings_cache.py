@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from labkit import data_dir
-from labkit.data.corpus import load_corpus
+from labkit.data.corpus import load_corpus, load_queries
 from labkit.retrieval import embeddings
 from labkit.retrieval.retrievers import DenseRetriever
 from labkit.studies import pydocs
@@ -143,7 +143,9 @@ def test_a_damaged_user_cache_file_is_recomputed_and_replaced(kind, tmp_path, mo
     vectors = embeddings.cached_embeddings(ids, texts, model)
     assert model.embedded == 2 and vectors.shape == (2, embeddings.DIM)
     assert np.array_equal(np.load(path, allow_pickle=False), vectors)  # the damaged file was replaced
-    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temporary file left behind
+    # no temporary file left behind: the corpus's file, and its one document's by content
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted([embeddings.BY_CONTENT, path.name])
+    assert [p.name for p in (path.parent / embeddings.BY_CONTENT).iterdir()] == [embeddings.content_name(texts)]
     embeddings.cached_embeddings(ids, texts, model)
     assert model.embedded == 2
 
@@ -180,6 +182,11 @@ def test_committed_caches_are_exactly_the_grid_chunkings():
     for variant in ("windows", "sections + table header"):  # 10's, on the bundled Python documentation
         chunks = structure.chunk_corpus(pydocs.corpus(), 128, 32, **structure.VARIANTS[variant])
         expected.add(embeddings.cache_name([c.id for c in chunks], [c.text for c in chunks]))
+    from labkit.retrieval import dilution  # 05's dilution cell: the dev split's gold spans (tools/embed_spans.py)
+
+    spans = dilution.span_texts(load_queries(split="dev"), corpus)
+    texts = [corpus[s.doc].text[s.start : s.end] for _, s in spans.values()]
+    expected.add(embeddings.cache_name(list(spans), texts))
     present = {p.name for p in embeddings.committed_dir().glob("*.npy")}
     assert present == expected, f"stale: {sorted(present - expected)}; missing: {sorted(expected - present)}"
 

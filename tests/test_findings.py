@@ -9,6 +9,7 @@ from here as from :mod:`labkit.measures.stats.output_check`).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -22,8 +23,8 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint, proportions_ztest
 
 from labkit.measures import stats
-from labkit.measures.stats import score
-from labkit.measures.stats.output_check import scan_notebook_intervals
+from labkit.measures.stats import kindbase, score
+from labkit.measures.stats.output_check import scan_notebook_intervals, scan_text
 
 __all__ = ["scan_notebook_intervals"]
 
@@ -403,7 +404,69 @@ def test_means_with_too_few_differing_items_leave_the_bootstrap_t_and_say_so(rng
     lead = stats.finding("slice 0", data["slice 0"], "paired graded")
     assert "decided alone" in lead.method and _agrees(lead)
     graded = stats.finding("sparse graded", (np.r_[np.zeros(27), 0.4, 0.5, 0.3], np.zeros(30)), "paired graded")
-    assert "percentile bootstrap" in graded.method and _agrees(graded)
+    assert "decided alone: sparse bound" in graded.method and _agrees(graded)
+
+
+# ------------------------------------------------------------------------ ends on the null (few items differ)
+
+
+def test_few_differing_graded_items_get_the_share_bound_never_an_end_pinned_on_the_null():
+    # 3 of 65 queries gain, none lose: a percentile bootstrap's resamples without any of the 3 (62/65)^65 = 4.7 %
+    # all give 0, so its low end was exactly 0.000 and the sentence "ruled out less than +0.000"
+    f = stats.finding("gain", (np.r_[np.zeros(62), 0.4, 0.5, 0.3], np.zeros(65)), "paired graded")
+    assert "sparse bound" in f.method and f.verdict == "not shown" and _agrees(f)
+    assert f.low < 0 < f.high and "0.000" not in f.sentence and "(sparse bound)" in f.sentence
+    up = score.wilson_z(3, 65, score.z_of(0.05))[1]  # the share that rose, at Wilson's upper bound, each up to +1
+    assert (f.low, f.high) == pytest.approx((-score.wilson_z(0, 65, score.z_of(0.05))[1], up))
+    assert f.details["sign-flip p"] == 0.25  # 2 of the 2^3 sign patterns reach |mean|: the exact test beside it
+    g = stats.finding("groups", (np.r_[np.zeros(62), 1, 1, 1], np.zeros(65)), "two graded groups")
+    assert "sparse bound" in g.method and g.low < 0 < g.high and "0.000" not in g.sentence and _agrees(g)
+    with pytest.raises(ValueError, match="bounds="):
+        stats.finding("cost", (np.r_[np.zeros(62), 4.0, 5.0, 3.0], np.zeros(65)), "paired graded")
+    h = stats.finding("cost", (np.r_[np.zeros(62), 4.0, 5.0, 3.0], np.zeros(65)), "paired graded", bounds=(0, 10))
+    assert h.high == pytest.approx(10 * up) and _agrees(h)
+
+
+def test_the_share_bound_covers_sparse_gains_where_the_percentile_bootstrap_does_not():
+    # each of 65 items gains U(0, 1) with chance 0.03 (true mean gain 0.015): over 400 samples that take the sparse
+    # path, the share bound holds the truth at least 95 % of the time; the percentile bootstrap's pinned low end
+    # (exactly 0 whenever at most 3 items gain) makes it miss far more often
+    rng = np.random.default_rng(5)
+    ctx = kindbase.Ctx(Fraction(1, 20), 0.0, 1000, 1, 10, None, None, None, "test")
+    held = pct = runs = 0
+    while runs < 400:
+        d = np.where(rng.random(65) < 0.03, rng.random(65), 0.0)
+        if not 0 < (d > 0).sum() or kindbase.flat_chance(d) <= 0.05 / kindbase.SPARSE:
+            continue
+        runs += 1
+        iv = kindbase.sparse("paired graded", d, ctx, (-1.0, 1.0))
+        held += iv.low <= 0.015 <= iv.high
+        boots = np.sort(kindbase.boot_means(d, 1000, rng))
+        pct += boots[24] <= 0.015 <= boots[975]
+    assert held / runs >= 0.95 and pct / runs < held / runs - 0.1
+
+
+def test_an_end_on_the_null_holds_it_and_its_sentence_rules_nothing_out_beyond():
+    # a ratio of two rates that differ on 3 of 60 items: resamples without those give exactly 1
+    x = np.r_[np.ones(30), np.zeros(27), 1, 1, 1]
+    y = np.r_[np.ones(30), np.zeros(30)]
+    f = stats.derived_finding("x / y", {"x": x, "y": y}, lambda v: v["x"].mean() / v["y"].mean(), null=1.0)
+    assert f.low == 1.0 and f.verdict == "not shown" and _agrees(f)
+    assert "less than 1.000" not in f.sentence and "its lower end sits on 1: nothing below 1 is ruled out" in f.sentence
+    assert f.details["resamples at the null"] > 0.025 and "equal 1 exactly" in f.method
+    ctx = kindbase.Ctx(Fraction(1, 20), 0.0, 999, 1, 10, None, None, None, "test")
+    boots = np.r_[np.zeros(30), np.linspace(0.01, 1, 969)]  # the 25th smallest of 999 is the null itself
+    iv = kindbase.percentile("derived", 0.3, boots, ctx, 60, "test")
+    assert iv.low == 0.0 and not iv.resolved and iv.p > 0.05
+
+
+def test_a_resolved_end_never_prints_as_the_null():
+    # a low of 0.0004 printed with 3 digits reads [0.000, ...], which holds 0 as printed (the suite's scan says so)
+    f = stats.Finding("hybrid − dense", "paired graded", 0.05, 0.0004, 0.1, "max-|t| bootstrap", 0.04, "resolved",
+                      0.95, 0.05, 0.0, 65, "retrievers", 3, details={"max-t": True})  # fmt: skip
+    assert "0.050 [0.0004, 0.100]" in f.sentence and scan_text(f.sentence) == []
+    g = dataclasses.replace(f, low=-0.0002, p=0.2, verdict="not shown")
+    assert "[−0.0002, 0.100]" in g.sentence and "less than −0.0002" in g.sentence and scan_text(g.sentence) == []
 
 
 def test_too_few_items_give_no_interval_and_say_so():
@@ -431,9 +494,7 @@ def test_a_derived_figure_resamples_its_inputs_together(rng):
     assert (paired.high - paired.low) < (apart.high - apart.low) / 3 and _agrees(paired) and _agrees(apart)
 
 
-def test_a_difference_of_two_judges_j_matches_compare_judges(rng):
-    import pandas as pd
-
+def test_a_difference_of_two_judges_j_matches_a_bootstrap_within_each_true_class(rng):
     truth = np.array([True] * 60 + [False] * 60)
     says_a = np.where(truth, rng.random(120) < 0.85, rng.random(120) < 0.25)
     says_b = np.where(truth, rng.random(120) < 0.7, rng.random(120) < 0.4)
@@ -445,9 +506,12 @@ def test_a_difference_of_two_judges_j_matches_compare_judges(rng):
 
     f = stats.derived_finding("J a − J b", {"a": says_a, "b": says_b, "truth": truth}, j_difference, null=0.0,
                               strata="truth", n=4000)  # fmt: skip
-    ref = stats.compare_judges(pd.DataFrame({"a": says_a, "b": says_b, "t": truth}), "a", ["b"], truth="t", n=4000)
-    assert f.estimate == pytest.approx(ref["difference"].iloc[0])
-    assert (f.low, f.high) == pytest.approx((ref["low"].iloc[0], ref["high"].iloc[0]), abs=0.03)
+    # the reference: both judges' J on one draw of the items, the true passes and fails each keeping their count
+    pos, neg = np.flatnonzero(truth), np.flatnonzero(~truth)
+    draw = np.concatenate([rng.choice(pos, (4000, len(pos))), rng.choice(neg, (4000, len(neg)))], axis=1)
+    boots = [j_difference({"a": says_a[i], "b": says_b[i], "truth": truth[i]}) for i in draw]
+    assert f.estimate == pytest.approx(j_difference({"a": says_a, "b": says_b, "truth": truth}))
+    assert (f.low, f.high) == pytest.approx(tuple(np.quantile(boots, [0.025, 0.975])), abs=0.03)
 
 
 def test_a_rate_divided_by_j_reports_undefined_resamples(rng):

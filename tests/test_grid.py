@@ -114,3 +114,24 @@ def test_evidence_curve_is_evidence_recall_at_every_k_in_one_pass():
     assert curve == sorted(curve)  # more chunks read never lose evidence
     with pytest.raises(ValueError, match="retriever must be one of"):
         grid.evidence_curve(128, 32, "dense")
+
+
+def test_budget_k_reads_about_the_same_words_at_every_size():
+    from labkit.retrieval.grid import budget_k
+
+    assert [budget_k(size, 1280) for size in (64, 128, 256)] == [20, 10, 5]  # 05's equal budget
+    assert budget_k(256, 300) == 1 and budget_k(512, 100) == 1  # a budget below one chunk still reads one
+    assert all(budget_k(s, b) * s <= b or budget_k(s, b) == 1 for s in (32, 64, 100, 256) for b in (50, 640, 999))
+    with pytest.raises(ValueError, match="budget"):
+        budget_k(128, 0)
+    with pytest.raises(ValueError, match="size"):
+        budget_k(12.5, 640)
+
+
+def test_runs_are_copies_of_each_retrievers_ranking():
+    grid = ChunkGrid(load_corpus(), load_queries(split="dev")[:5], retrievers=("bm25",))
+    runs = grid.runs(128, 32)
+    qid = grid.queries[0].qid
+    assert list(runs) == ["bm25"] and len(runs["bm25"][qid]) == 100
+    runs["bm25"][qid].clear()
+    assert len(grid.runs(128, 32)["bm25"][qid]) == 100

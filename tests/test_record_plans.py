@@ -124,3 +124,39 @@ def test_10_plans_ask_what_chapter_10_replays(tool):
     assert len(answers) == len(capstone.setting().queries) and [r.prompt for r in answers] == sorted(
         r.prompt for r in answers
     )
+
+
+def test_the_thin_item_plans_ask_what_chapters_02_06_08_replay(tool):
+    """06-relevance-swap, 08-rewrite, 02-fact-first and 02-domain build their prompts with the functions the
+    chapters call (a test double records what those functions ask)."""
+    from labkit.generation import fact_first, rewriter
+    from labkit.judges import domain
+    from labkit.studies import relevance_pairs
+    from labkit.studies.domain_data import domain_sample
+    from labkit.studies.synth_data import targets
+
+    def asked(fn):
+        seen = []
+
+        def fake(prompt, schema=None, max_tokens=None):
+            seen.append((prompt, max_tokens))
+            return "{}"
+
+        fn(fake)
+        return seen
+
+    def keys(name):
+        return [(r.prompt, r.max_tokens) for r in tool.PLANS[name]()]
+
+    pairs = relevance_pairs.mismatched()
+    assert keys("06-relevance-swap") == asked(
+        lambda m: [faithfulness.judge_relevance(p["question"], p["answer"], m) for p in pairs]
+    )
+    follow_ups = [q for q in hb.handbook().queries if q.rewritten]
+    assert keys("08-rewrite") == asked(lambda m: [rewriter.rewrite(q.history, q.question, m) for q in follow_ups])
+    h = hb.handbook()
+    texts = {d: doc.text for d, doc in h.corpus.items()}
+    first = targets()[: fact_first.N_FACT_FIRST]
+    assert keys("02-fact-first") == asked(lambda m: [fact_first.generate_fact_first(c, texts[c.doc], m) for c in first])
+    sample = domain_sample()
+    assert keys("02-domain") == asked(lambda m: [domain.judge_domain(r["question"], m) for r in sample])

@@ -125,7 +125,7 @@ def test_answer_options_need_an_llm_and_labels_must_be_known(tmp_path, capsys):
     docs, questions = make_folder(tmp_path)
     assert main(["report", str(docs), "--queries", str(questions), "--out", str(tmp_path / "r"),
                  "--answer-labels", "x.jsonl"]) == 2  # fmt: skip
-    assert "need --llm MODE" in capsys.readouterr().err
+    assert "--answer-labels needs answers to label: --llm MODE" in capsys.readouterr().err
     assert main(["report", str(docs), "--queries", str(questions), "--out", str(tmp_path / "r"), "--llm", "magic"]) == 2
     assert "--llm must be one of replay" in capsys.readouterr().err
     with pytest.raises(ValueError, match="labels.jsonl line 1: unknown qid 'q9'"):

@@ -82,3 +82,11 @@ def test_separation_counts_pairs_within_each_question():
     n = sum(len(v[0]) + len(v[1]) for v in [split[rs.LTR]])
     assert n == len(rs.model_questions()) * rs.MODEL_K1
     assert split[rs.LTR][0] and split[rs.MODEL][1]
+
+
+def test_separation_gives_each_scorer_auc_per_question_on_the_same_questions_for_a_paired_comparison():
+    table, _ = rs.separation()
+    per_question = table.attrs["per question"]
+    assert set(per_question) == set(table.index)
+    assert {len(v) for v in per_question.values()} == set(table["questions"])  # one list each, the same questions
+    assert all(0 <= x <= 1 for v in per_question.values() for x in v)

@@ -133,9 +133,60 @@ def test_group_means_use_wilson_for_proportions_and_the_bootstrap_for_the_rest()
     rr_b = stats.bootstrap_ci(frame.rr[20:].to_numpy())
     assert tuple(table.loc["b", ["rr", "rr low", "rr high"]]) == pytest.approx(rr_b)
     forced = stats.group_means_ci(frame, "slice", ["hit"], proportions=())
-    assert forced.loc["a", "hit low"] == 1.0  # the collapse Wilson avoids
+    assert stats.bootstrap_ci([1.0] * 20)[1] == 1.0  # the collapse Wilson avoids; a graded all-1 group gets the
+    assert tuple(forced.loc["a", ["hit", "hit low", "hit high"]]) == pytest.approx(stats.wilson(20, 20))  # rule bound
     with pytest.raises(ValueError, match="not all 0 or 1"):
         stats.group_means_ci(frame, "slice", ["rr"], proportions=["rr"])
+
+
+def _sparse_bound(x, lo=0.0, hi=1.0, z=1.959963984540054):
+    """The sparse bound written out: the commonest value ``v``, the shares above and below it at Wilson's bound."""
+    from collections import Counter
+
+    v = Counter(x).most_common(1)[0][0]
+    up, down = sum(1 for y in x if y > v), sum(1 for y in x if y < v)
+    wide = [proportion_confint(c, len(x), alpha=2 * sps.norm.sf(z), method="wilson")[1] for c in (down, up)]
+    return pytest.approx((float(np.mean(x)), v - (v - lo) * wide[0], v + (hi - v) * wide[1]), abs=1e-9)
+
+
+def test_group_means_give_a_sparse_slice_the_findings_sparse_bound_not_a_bootstrap_end_pinned_at_one():
+    import pandas as pd
+
+    from labkit.measures.stats.kindbase import SPARSE, flat_chance
+
+    rr = [1.0] * 37 + [0.5, 1 / 3]  # chapter 03's shape: RR@10 of 1 on all but two queries
+    spread = [1.0] * 15 + [0.5] * 12 + [0.25] * 12
+    frame = pd.DataFrame({"slice": ["sparse"] * 39 + ["spread"] * 39, "rr": rr + spread})
+    table = stats.group_means_ci(frame, "slice", "rr")
+    assert flat_chance(rr) > 0.05 / SPARSE >= flat_chance(spread)  # the rule findings.py uses to leave the bootstrap
+    got = tuple(table.loc["sparse", ["rr", "rr low", "rr high"]])
+    assert got == _sparse_bound(rr)
+    old = stats.bootstrap_ci(rr)  # its upper end is 1 because resamples that drop both queries give 1
+    assert old[2] == 1.0 and got[1] < old[1] - 0.05  # the bound holds what those resamples hid
+    assert tuple(table.loc["spread", ["rr", "rr low", "rr high"]]) == pytest.approx(stats.bootstrap_ci(spread))
+    mostly_zero = pd.DataFrame({"s": "a", "x": [0.0] * 36 + [0.2, 0.4, 0.6, 0.3]})  # chapter 05's "[0.000, 0.096]"
+    ends = tuple(stats.group_means_ci(mostly_zero, "s", "x").loc["a", ["x", "x low", "x high"]])
+    assert ends == _sparse_bound(mostly_zero["x"].tolist()) and ends[2] > stats.bootstrap_ci(mostly_zero["x"])[2]
+
+
+def test_group_means_sparse_bound_needs_the_score_range_and_names_bounds():
+    import pandas as pd
+
+    counts = pd.DataFrame({"s": "a", "relevant": [2.0] * 38 + [3.0, 5.0]})  # a count, not a score in [0, 1]
+    with pytest.raises(ValueError, match=r"bounds=\{'relevant': \(low, high\)\}"):
+        stats.group_means_ci(counts, "s", "relevant")
+    ones = pd.DataFrame({"s": ["easy"] * 30 + ["hard"] * 30, "relevant": [1.0] * 30 + [1.0, 2.0, 3.0] * 10})
+    with pytest.raises(ValueError, match="not a score in \\[0, 1\\]"):  # easy's all-1 count is no score in [0, 1]
+        stats.group_means_ci(ones, "s", "relevant")
+    with pytest.raises(ValueError, match="outside bounds"):
+        stats.group_means_ci(counts, "s", "relevant", bounds=(0, 4))
+    table = stats.group_means_ci(counts, "s", "relevant", bounds={"relevant": (0, 10)})
+    assert tuple(table.loc["a", ["relevant", "relevant low", "relevant high"]]) == _sparse_bound(
+        counts["relevant"].tolist(), 0, 10)  # fmt: skip
+    with pytest.raises(ValueError, match="bounds names"):
+        stats.group_means_ci(counts, "s", "relevant", bounds={"other": (0, 1)})
+    with pytest.raises(ValueError, match="low < high"):
+        stats.group_means_ci(counts, "s", "relevant", bounds=(3, 1))
 
 
 def _judged(rng, n_pass, n_fail, tpr, tnr):
@@ -146,38 +197,30 @@ def _judged(rng, n_pass, n_fail, tpr, tnr):
     return pd.DataFrame({"truth": truth, "a": says})
 
 
-def test_compare_judges_interval_matches_the_normal_approximation_of_two_independent_binomials(rng):
+def test_a_j_difference_as_a_derived_finding_matches_the_normal_approximation_of_two_independent_binomials(rng):
     # Two judges on the same items, independent errors: var(J_a - J_b) is the sum of four binomial variances
-    # (TPR and TNR of each) with the class sizes fixed, as the stratified bootstrap keeps them.
+    # (TPR and TNR of each) with the class sizes fixed, as the bootstrap within each true class keeps them.
     table = _judged(rng, 400, 600, 0.8, 0.7)
     table["b"] = _judged(rng, 400, 600, 0.6, 0.6)["a"]
-    out = stats.compare_judges(table, "a", ["b"], truth="truth", n=4000)
-    row = out.iloc[0]
+
+    def j_difference(v: dict) -> float:
+        t = v["truth"]
+        j = {k: (v[k] & t).sum() / t.sum() + (~v[k] & ~t).sum() / (~t).sum() - 1 for k in "ab"}
+        return j["a"] - j["b"]
+
+    inputs = {k: table[k].to_numpy() for k in ("a", "b", "truth")}
+    f = stats.derived_finding("J a − J b", inputs, j_difference, null=0.0, strata="truth", n=4000)
     rates = {j: stats.judge_report(table, [j], truth="truth").iloc[0] for j in "ab"}
-    assert row["difference"] == pytest.approx(rates["a"].J - rates["b"].J)
+    assert f.estimate == pytest.approx(rates["a"].J - rates["b"].J) and f.verdict == "resolved"
     var = sum(r.TPR * (1 - r.TPR) / 400 + r.TNR * (1 - r.TNR) / 600 for r in rates.values())
     half = sps.norm.ppf(0.975) * math.sqrt(var)
-    assert (row["high"] - row["low"]) / 2 == pytest.approx(half, rel=0.08)
-    assert out.attrs["comparisons"] == 1 and row["sim low"] == row["low"]
-
-
-def test_compare_judges_pairs_the_items_and_widens_for_a_scan(rng):
-    table = _judged(rng, 50, 50, 0.9, 0.5)
-    table["same"] = table["a"]
-    table["c"] = _judged(rng, 50, 50, 0.5, 0.5)["a"]
-    out = stats.compare_judges(table, "a", ["same", "c"], truth="truth")
-    assert out.loc["a - same", ["difference", "low", "high"]].tolist() == [0, 0, 0]  # paired: no spread at all
-    assert out.attrs["comparisons"] == 2 and not out.loc["a - same", "resolved"]
-    c = out.loc["a - c"]
-    assert c["sim low"] < c["low"] < c["high"] < c["sim high"]
-    with pytest.raises(ValueError, match="against must not contain the judge itself"):
-        stats.compare_judges(table, "a", ["a"], truth="truth")
-    with pytest.raises(ValueError, match="judges names 'zz'"):
-        stats.compare_judges(table, "a", ["zz"], truth="truth")
+    assert (f.high - f.low) / 2 == pytest.approx(half, rel=0.08)
 
 
 def test_mean_ci_gives_a_proportion_wilson_and_anything_else_the_bootstrap():
     assert stats.mean_ci([1.0] * 65) == stats.wilson(65, 65)
-    assert stats.mean_ci([0.5, 1, 0, 1]) == stats.bootstrap_ci([0.5, 1, 0, 1])
+    spread = [0.5, 0.25, 0.75, 0.1] * 10  # no value common enough to pin an end: the bootstrap
+    assert stats.mean_ci(spread) == stats.bootstrap_ci(spread)
+    assert stats.mean_ci([0.5, 1, 0, 1]) == _sparse_bound([0.5, 1, 0, 1])  # four items: a resample is often flat
     with pytest.raises(ValueError, match="values must not be empty"):
         stats.mean_ci([])

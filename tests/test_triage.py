@@ -1,5 +1,7 @@
 """labkit.measures.triage: the source chapter's toy traces, the cells, bad input."""
 
+import math
+
 import pytest
 
 from labkit.data.toys import TRIAGE_TRACES as ROWS
@@ -120,6 +122,57 @@ def test_stage_gap_counts_each_group_and_says_whether_its_interval_decides():
     assert table.loc["real", "fix first"] == "retrieval" and not table.loc["real", "clear"]  # 3 vs 2: unresolved
     assert table.loc["all", "gap"] == pytest.approx((22 - 3) / 30)
     assert list(triage.stage_gap(traces, 5, total=None).index) == ["easy", "real"]
+
+
+_GEN = {"gold": ["g"], "retrieved": ["g"], "answer_pass": False}
+_RET = {"gold": ["g"], "retrieved": ["x"], "answer_pass": False}
+_OK = {"gold": ["g"], "retrieved": ["g"], "answer_pass": True}
+
+
+def _group(name, gen, ret, ok):
+    return [dict(_GEN, slice=name)] * gen + [dict(_RET, slice=name)] * ret + [dict(_OK, slice=name)] * ok
+
+
+def _pairs(gen, ret, ok):
+    return [1] * gen + [0] * (ret + ok), [0] * gen + [1] * ret + [0] * ok
+
+
+def test_stage_gap_interval_is_the_paired_01_kind_not_a_bootstrap_of_signs():
+    from labkit.measures import stats
+
+    table = triage.stage_gap(_group("a", 4, 0, 26), 5, total=None)  # 4 GEN_FAIL, no RET_FAIL, of 30
+    old = stats.bootstrap_ci([1] * 4 + [0] * 26)  # the percentile bootstrap called this clear: [0.033, 0.267]
+    assert old[1] > 0
+    iv = stats.interval_for("paired 0/1", _pairs(4, 0, 26))  # paired Newcombe; exact McNemar p 0.125
+    row = table.loc["a"]
+    assert (row["gap low"], row["gap high"]) == pytest.approx((iv.low, iv.high)) and row["gap low"] < 0
+    assert not row["clear"] and row["p"] == pytest.approx(iv.p) and row["among"] == 1
+    assert table.attrs["findings"]["a"].details["McNemar p"] == pytest.approx(0.125)
+
+
+def test_stage_gap_corrects_the_groups_as_one_family_and_asks_the_overall_row_alone():
+    from labkit.measures import stats
+
+    traces = _group("a", 7, 1, 22) + _group("b", 2, 2, 26) + _group("c", 1, 3, 26)
+    table = triage.stage_gap(traces, 5)
+    alone = stats.interval_for("paired 0/1", _pairs(7, 1, 22))
+    assert alone.resolved and not table.loc["a", "clear"]  # 7 vs 1 of 30: clear alone, not among three
+    fam = stats.Family("groups", ["a", "b", "c"]).finding("a", _pairs(7, 1, 22), "paired 0/1")  # Bonferroni / 3
+    assert tuple(table.loc["a", ["gap low", "gap high", "p"]]) == pytest.approx((fam.low, fam.high, fam.p))
+    assert table.loc["a", "p"] == pytest.approx(min(1, 3 * alone.p)) and table.loc["a", "among"] == 3
+    overall = stats.interval_for("paired 0/1", _pairs(10, 6, 74))  # all 90 traces, a family of one
+    assert tuple(table.loc["all", ["gap low", "gap high"]]) == pytest.approx((overall.low, overall.high))
+    assert table.loc["all", "among"] == 1
+    strong = triage.stage_gap(_group("a", 12, 0, 18) + _group("b", 2, 2, 26), 5)
+    assert strong.loc["a", "clear"] and strong.loc["a", "gap low"] > 0  # a clear gap stays clear after Bonferroni
+
+
+def test_stage_gap_gives_a_group_of_too_few_traces_no_interval_and_never_calls_it_clear():
+    table = triage.stage_gap(_group("small", 6, 0, 0) + _group("big", 20, 0, 5), 5)
+    small = table.loc["small"]
+    assert small["gap"] == 1.0 and math.isnan(small["gap low"]) and math.isnan(small["gap high"])
+    assert not small["clear"] and small["p"] is None or math.isnan(small["p"])
+    assert table.loc["big", "clear"] and table.loc["big", "among"] == 2  # the small group still counts in the family
 
 
 @pytest.mark.parametrize(

@@ -421,18 +421,53 @@ class _Grid:
 
 def test_chunk_grid_explorer_shows_costs_and_table_of_each_configuration():
     grid = _Grid()
-    ex = widgets.ChunkGridExplorer(grid)
+    ex = widgets.ChunkGridExplorer(grid, mode="shared k")
     assert grid.calls == [(128, 32, 10)]  # the widget's overlap share, 25 % of 128, is 32 words below it
     chart = ex.chart.value  # ER@10 over the whole grid, the current cell (128, 25 %) marked
     assert [v for _, v in html_cells(chart, "mark")] == [f"{128 / 512 + 32 / 1000 + 0.1:.3f}"]
     assert "ER@10 bm25" in html_text(chart) and "size 128, overlap 25%" in chart
     assert html_cells(ex.html_for(k=3)["chart"], "mark") == [("size 128, overlap 25%", f"{0.25 + 0.032 + 0.03:.3f}")]
     shown = ex.html_for(size=256, overlap_share=0.5, k=7)
-    assert html_text(shown["costs"]) == "size 256, overlap 128 words: chunks 7.812, words read 1792"
+    assert html_text(shown["costs"]) == (
+        "size 256, overlap 128 words, k = 7 at every size: chunks 7.812, words read 1792"
+    )
     assert cells(shown["costs"], "cost") == {"chunks": "7.812", "words read": "1792"}
+    assert cells(shown["costs"], "read") == {"k": "7"}
     assert cells(shown["table"]) == {"R@10|bm25|all": "0.2560", "ER@10|bm25|all": "1.2807"}
     ex.overlap.value = 0.0
     assert ex.result["overlap"] == 0 and ex.result["costs"] == grid.costs(128, 0, 10)
+    assert cells(ex.html_for(budget=320)["costs"], "read") == {"k": "10"}  # shared k: the budget is ignored
+
+
+def test_chunk_grid_explorer_compares_sizes_at_an_equal_reading_budget_by_default():
+    from labkit.retrieval.grid import budget_k
+
+    grid = _Grid()
+    ex = widgets.ChunkGridExplorer(grid)  # the default: every size reads about 1,280 words
+    assert ex.state["mode"] == "equal budget"  # no control is disabled: a page draws kept states before the kernel
+    assert grid.calls == [(128, 32, 10)] and ex.result["k"] == 10 and ex.result["budget"] == 1280
+    for size, want in ((64, 20), (128, 10), (256, 5)):
+        assert budget_k(size, 1280) == want
+        shown = ex.html_for(size=size, overlap_share=0.0, k=3)  # k is ignored at an equal budget
+        assert cells(shown["costs"], "read") == {"k": str(want)}
+        assert cells(shown["costs"], "cost")["words read"] == str(want * size)
+        mark = html_cells(shown["chart"], "mark")  # each size's cell at its own k: ER@k over the grid
+        assert mark == [(f"size {size}, overlap 0%", f"{size / 512 + want / 100:.3f}")]
+    chart = html_text(ex.html_for(budget=640)["chart"])
+    assert "ER@k bm25, ~640 words (k = 10, 5, 2)" in chart
+    assert ex.html_for(budget=320, size=256)["costs"].count('data-read="k">1<') == 1  # 320 // 256, at least 1
+    ex.mode.value = "shared k"
+    assert ex.result["k"] == 10 and ex.result["budget"] is None
+    ex.k.value = 4
+    assert ex.result["k"] == 4
+    ex.mode.value = "equal budget"
+    assert ex.result["k"] == 10  # back to the budget's k, whatever the k slider says
+    with pytest.raises(ValueError, match="mode must be one of"):
+        widgets.ChunkGridExplorer(grid, mode="same k")
+    with pytest.raises(ValueError, match="budget must be one of budgets"):
+        widgets.ChunkGridExplorer(grid, budget=1000)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        widgets.chunk_grid_view(grid, 128, 0.25, mode="budget")
 
 
 # ---------------------------------------------------------------- 07: triage
@@ -518,8 +553,12 @@ def test_slice_triage_explorer_shows_one_slice_its_gap_and_its_traces():
                                     "RET_FAIL|traces": "1", "OK|share": "0.0%", "GEN_FAIL|share": "50.0%",
                                     "LUCKY|share": "0.0%", "RET_FAIL|share": "50.0%"}  # fmt: skip
     gap = html_cells(real["table"], "gap")
-    want = stats.fmt_ci(*gaps.loc["real", ["gap", "gap low", "gap high"]])
-    assert gap == [("real", want)] and "not settled" in real["table"]
+    assert gaps.loc["real", "n"] == 2 and gap == [("real", stats.fmt_ci(gaps.loc["real", "gap"], None, None))]
+    assert "too few traces for an interval: not settled" in real["table"]  # stage_gap gives 2 traces no interval
+    many = widgets.slice_triage_view([{**t, "slice": "real"} for t in TRACES * 5], 2, "real", "OK")
+    want = triage.stage_gap([{**t, "slice": "real"} for t in TRACES * 5], 2).loc["real"]
+    shown = widgets.slice_triage_html(many)["table"]
+    assert html_cells(shown, "gap") == [("real", stats.fmt_ci(*want[["gap", "gap low", "gap high"]]))]
     assert [q for q, _ in html_cells(real["examples"], "qid")] == ["q2"]  # RET_FAIL, the default cell
     ex.cell.value = "GEN_FAIL"
     ex.group.value = "real"
@@ -631,3 +670,16 @@ def test_synth_explorer_renders_the_filter_view():
     assert e.result.counts.loc["synthetic-easy", "kept"] == 1
     e.controls["method"].value = "embedding"
     assert e.result.counts["kept"].sum() + e.result.counts["dropped"].sum() == 6
+
+
+def test_table_html_names_its_rows_or_refuses():
+    import pandas as pd
+
+    from labkit.ui.widgets.rankings import table_html
+
+    table = pd.DataFrame({("R@10", "bm25"): [0.5, 0.25]}, index=["easy", "hard"])
+    with pytest.raises(ValueError, match="index_name"):
+        table_html(table)  # rows of unknown kind: not labelled "slice" by guess
+    assert "<th>slice</th>" in table_html(table, index_name="slice")
+    table.index.name = "kind"
+    assert "<th>kind</th>" in table_html(table)

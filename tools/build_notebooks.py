@@ -273,9 +273,16 @@ def check() -> list[str]:
     return problems
 
 
+def wanted(stem: str, only: list[str]) -> bool:
+    """Whether ``stem`` is among the chapters asked for: ``04`` is chapter 04 only (not 04b); a longer prefix such
+    as ``04_mrr`` matches the stems it begins."""
+    number = stem.split("_", 1)[0]
+    return not only or any(number == p or ("_" in p and stem.startswith(p)) for p in only)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("only", nargs="*", help="chapter prefixes such as 03")
+    parser.add_argument("only", nargs="*", help="chapter numbers (03, 04b) or stem prefixes (04_mrr)")
     parser.add_argument("--check", action="store_true", help="only check that notebooks are up to date")
     parser.add_argument("--no-execute", action="store_true", help="write cells without running them")
     parser.add_argument("--readme", action="store_true", help="only write the README's chapter table")
@@ -294,13 +301,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.nav_only or args.text_only:
         for stem in (c.stem for c in CHAPTERS):
             if exists(stem) and (OUT / f"{stem}.ipynb").exists():
-                if args.only and not any(stem.startswith(p) for p in args.only):
+                if not wanted(stem, args.only):
                     continue
                 done = retext(stem) if args.text_only else renavigate(stem)
                 print(f"{'rewritten' if done else 'NOT rewritten (code cells differ: rebuild it)'} {stem}")
         return 0
     for stem in (c.stem for c in CHAPTERS):
-        if not exists(stem) or (args.only and not any(stem.startswith(p) for p in args.only)):
+        if not exists(stem) or not wanted(stem, args.only):
             continue
         nb = new_notebook(stem)
         if not args.no_execute:

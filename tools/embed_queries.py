@@ -5,10 +5,11 @@
 The int8 embedding model's output differs in its last digits between CPUs, enough to swap two nearly tied chunks
 deep in a ranking and so change a recorded prompt (chapter 04's distractors did, between two machines). With the
 query vectors committed, like the chunk vectors, every machine ranks the chapters' queries the same way
-(``labkit.retrieval.embeddings.query_vectors``). The texts: every handbook query as searched, as typed, with its history
-glued on (chapter 08's variants), every generated question of chapter 02, and the by-type questions
-(``data/kinds/``). Run it again after adding queries: texts already in the table keep their vectors, new ones are
-embedded. A text missing from the table is embedded live (and may then rank differently on another CPU).
+(``labkit.retrieval.embeddings.query_vectors``). The texts: every handbook query as searched, as typed, with its
+history glued on and as the 1.5B rewrote it (chapter 08's variants), every generated question of chapter 02, and the
+by-type questions (``data/kinds/``). Run it again after adding queries: texts already in the table keep their
+vectors, new ones are embedded. A text missing from the table is embedded live (and may then rank differently on
+another CPU).
 """
 
 from __future__ import annotations
@@ -33,7 +34,24 @@ def query_texts() -> list[str]:
             texts.append(" ".join([*q.history, q.question]))
     texts += [q.search_text for q in sd.load_sets()]
     texts += [q.search_text for q in load_queries(path=data_dir() / "kinds" / "synthesis.jsonl")]
+    texts += model_rewrites()
     return list(dict.fromkeys(texts))
+
+
+def model_rewrites() -> list[str]:
+    """Chapter 08's fourth variant: the 1.5B's recorded rewrites of the follow-ups (plan 08-rewrite)."""
+    from labkit.generation import llm, rewriter
+
+    replay, out = llm.Replay(llm.DEFAULT_MODEL), []
+    for q in hb.handbook().queries:
+        if q.history:
+            try:
+                text = rewriter.rewrite(q.history, q.question, replay)
+            except llm.MissingRecording:
+                print(f"{q.qid}: the 1.5B's rewrite is not recorded yet (plan 08-rewrite); it is left out")
+                continue
+            out += [text] if text else []
+    return out
 
 
 def main() -> int:

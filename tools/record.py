@@ -211,6 +211,22 @@ def plan_06_relevance() -> Iterator[Request]:
         )
 
 
+def plan_06_relevance_swap() -> Iterator[Request]:
+    """The same relevance judge on each judged question with an answer written for another department's question
+    (labkit.studies.relevance_pairs): irrelevant by construction, the labels 06-relevance lacks (1.5B)."""
+    from labkit.studies.relevance_pairs import mismatched
+
+    for row in mismatched():
+        yield Request(
+            llm.DEFAULT_MODEL,
+            faithfulness.relevance_prompt(row["question"], row["answer"]),
+            faithfulness.RELEVANCE_SCHEMA,
+            20,
+            8,
+            True,
+        )
+
+
 def plan_06_atomic() -> Iterator[Request]:
     """Atomic claims of the dev split's recorded answers (1.5B)."""
     from labkit.studies.faithfulness_data import answered
@@ -254,6 +270,42 @@ def plan_02_realism() -> Iterator[Request]:
     questions = [r["question"] for r in realism_labels("heldout")] + [r["question"] for r in generated()]
     for q in questions:
         yield Request(llm.DEFAULT_MODEL, synth.realism_prompt(q, shots), synth.RATING_SCHEMA, 20, 8, True)
+
+
+def plan_02_fact_first() -> Iterator[Request]:
+    """The fact-first prompt (labkit.generation.fact_first) on the first N_FACT_FIRST targets of 02's seeded order."""
+    from labkit.generation import fact_first, synth
+    from labkit.studies.synth_data import targets
+
+    h = hb.handbook()
+    for c in targets()[: fact_first.N_FACT_FIRST]:
+        prompt = fact_first.fact_first_prompt(h.corpus[c.doc].text[c.start_char : c.end_char])
+        yield Request(llm.DEFAULT_MODEL, prompt, fact_first.FACT_SCHEMA, synth.QA_MAX_TOKENS, 70)
+
+
+def plan_02_domain() -> Iterator[Request]:
+    """The domain-only rating (labkit.judges.domain) on its seeded sample: handbook questions and Python FAQ ones."""
+    from labkit.judges import domain
+    from labkit.studies.domain_data import domain_sample
+
+    for row in domain_sample():
+        yield Request(
+            llm.DEFAULT_MODEL, domain.domain_prompt(row["question"]), domain.DOMAIN_SCHEMA, domain.DOMAIN_MAX_TOKENS,
+            8, True,
+        )  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- chapter 08: the query rewriter
+
+
+def plan_08_rewrite() -> Iterator[Request]:
+    """The 1.5B as the rewriting step: one request per conversational follow-up (history and the follow-up)."""
+    from labkit.generation import rewriter
+
+    for q in hb.handbook().queries:
+        if q.history:
+            prompt = rewriter.rewrite_prompt(q.history, q.question)
+            yield Request(llm.DEFAULT_MODEL, prompt, rewriter.REWRITE_SCHEMA, rewriter.REWRITE_MAX_TOKENS, 30, True)
 
 
 # ----------------------------------------------------------------------------- chapters 04, 07, 08, 09: the reader
@@ -440,9 +492,12 @@ PLANS = {
     "06-construction-1.5b": plan_06_construction_15,
     "06-construction-0.5b": plan_06_construction_05,
     "06-atomic": plan_06_atomic,
+    "06-relevance-swap": plan_06_relevance_swap,
     "02-easy": plan_02_easy,
     "02-hard": plan_02_hard,
     "02-realism": plan_02_realism,
+    "02-fact-first": plan_02_fact_first,
+    "02-domain": plan_02_domain,
     "07-answers": plan_07_answers,
     "07-judge": plan_07_judge,
     "04-positions": plan_04_positions,
@@ -455,6 +510,7 @@ PLANS = {
     "04b-answers": plan_04b_answers,
     "07-fixes": plan_07_fixes,
     "08-swap": plan_08_swap,
+    "08-rewrite": plan_08_rewrite,
     "10-generate": plan_10_generate,
     "10-answers": plan_10_answers,
 }

@@ -4,8 +4,10 @@
 or stem. A new chapter is its source (``notebooks/src/NN_slug.py``), its manifest (``labkit/chapters/chNN.py``)
 and its modules: nothing else lists it.
 
-- ``chapters.manifest``      :class:`Chapter` and :class:`Judge`: what a chapter is made of
-- ``chapters.chNN``          one chapter's manifest (``CHAPTER``)
+- ``chapters.manifest``      :class:`Chapter`, :class:`Explorer` and :class:`Judge`: what a chapter is made of
+- ``chapters.chNN``          one chapter's manifest (``CHAPTER``) and its explorers' input builders: what its notebook
+                             passes each explorer, built by the function the notebook, the browser tests and the
+                             bench all call
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ import pkgutil
 import re
 from pathlib import Path
 
-from labkit.chapters.manifest import Chapter, Judge
+from labkit.chapters.manifest import Bench, Chapter, Explorer, Judge
 
-__all__ = ["CHAPTERS", "Chapter", "Judge", "chapter", "discover"]
+__all__ = ["CHAPTERS", "Bench", "Chapter", "Explorer", "Judge", "chapter", "discover"]
 
 
 def discover(folder: Path = Path(__file__).parent, package: str = __name__) -> tuple[Chapter, ...]:

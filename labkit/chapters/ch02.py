@@ -1,6 +1,32 @@
 """Chapter 02's manifest: what the chapter is made of, read by the build, the tests, the bench and the navigation."""
 
-from labkit.chapters.manifest import Chapter
+from __future__ import annotations
+
+from typing import Any
+
+from labkit.chapters.manifest import Bench, Chapter, Explorer
+from labkit.generation import llm, synth
+from labkit.studies import synth_data as sd
+
+
+def synth_inputs(per_query=None, synthetic=None, gen=None) -> dict[str, Any]:
+    """What the SynthExplorer is given: the generated queries' per-query results with the realism rater's ratings
+    (``synth_data.with_ratings``). The notebook passes its ``gen_q`` (``per_query``), ``synthetic`` and ``gen``
+    (its rows, rated); with none, they are made as the notebook makes them (the rater ``LABKIT_LLM`` chooses: its
+    recorded ratings by default, with the few-shot examples)."""
+    given = [x is None for x in (per_query, synthetic, gen)]
+    if any(given) and not all(given):
+        raise ValueError("give per_query, synthetic and gen (the notebook's), or none of them")
+    if synthetic is None:
+        import pandas as pd
+
+        synthetic = sd.load_sets()
+        per_query = sd.per_query(synthetic)
+        gen = pd.DataFrame(sd.generated())
+        gen["realism"] = synth.rate_realism(gen["question"].tolist(), llm.from_env(llm.DEFAULT_MODEL),
+                                            sd.realism_labels("fewshot"))  # fmt: skip
+    return {"frame": sd.with_ratings(per_query, synthetic, gen)}
+
 
 CHAPTER = Chapter(
     number="02",
@@ -15,8 +41,11 @@ CHAPTER = Chapter(
         "retriever explorer"
     ),
     status="ready",
-    explorers=("SynthExplorer", "Labeller"),
+    explorers=(
+        Explorer("SynthExplorer", synth_inputs, bench=Bench("threshold", (4, 5, 4, 3, 2, 1, 2, 3))),
+        Explorer("Labeller"),
+    ),
     label_sets=("02-realism",),
-    plans=("02-easy", "02-hard", "02-realism"),
+    plans=("02-easy", "02-hard", "02-realism", "02-fact-first", "02-domain"),
     probe=(),
 )

@@ -1,7 +1,27 @@
 """Chapter 06's manifest: what the chapter is made of, read by the build, the tests, the bench and the navigation."""
 
-from labkit.chapters.manifest import Chapter, Judge
+from __future__ import annotations
+
+from typing import Any
+
+from labkit.chapters.manifest import Chapter, Explorer, Judge
+from labkit.generation import llm
 from labkit.generation.llm import DEFAULT_MODEL, SMALL_MODEL
+from labkit.judges import faithfulness
+from labkit.studies import faithfulness_data as fdata
+
+
+def faithfulness_inputs(rows=None, judges=None) -> dict[str, Any]:
+    """What the FaithfulnessExplorer is given: the reader's recorded answers (``rows``, one dict each) and the
+    chapter's judges by name, built from this manifest's :class:`Judge` entries. The notebook passes its answers'
+    rows and its ``judges``; with none, the recorded answers and the judges on the models ``LABKIT_LLM`` chooses
+    (their recorded verdicts by default)."""
+    if rows is None:
+        rows = fdata.answered()
+    if judges is None:
+        judges = faithfulness.judges_from(CHAPTER.judges, llm.from_env)
+    return {"rows": list(rows), "judges": judges}
+
 
 CHAPTER = Chapter(
     number="06",
@@ -17,7 +37,7 @@ CHAPTER = Chapter(
         "by a model; context swapping, lenient vs strict prompt; a question × judge explorer"
     ),
     status="ready",
-    explorers=("FaithfulnessExplorer", "Labeller"),
+    explorers=(Explorer("FaithfulnessExplorer", faithfulness_inputs), Explorer("Labeller")),
     label_sets=("06-claims",),
     plans=(
         "06-answers",
@@ -30,6 +50,7 @@ CHAPTER = Chapter(
         "06-construction-1.5b",
         "06-construction-0.5b",
         "06-atomic",
+        "06-relevance-swap",
     ),
     probe=(),
     judges=(  # the candidates are compared and one is chosen on dev; a baseline is only reported

@@ -6,6 +6,7 @@
     python -m labkit labels export [DIR] --out class.jsonl                # its labels, one line per label
     python -m labkit labels merge class.jsonl other.jsonl --set 06-claims  # two classes' exports, together
     python -m labkit report DOCS --queries Q.jsonl --out DIR             # retrieval on your folder: HTML + TREC
+    python -m labkit judge DOCS --queries Q.jsonl --depth 5               # judge the pooled top passages
     python -m labkit text DOCS FILE --find "a quote"                      # a file's extracted text; a quote's offsets
     python -m labkit data [--stats]                                       # check data/, or count it
     python -m labkit llm install|serve|ask                                # the optional local language model
@@ -24,6 +25,8 @@ said), which ``labels merge`` reads beside another class's export.
 
 ``report`` is :func:`labkit.commands.report.write_report`: chapter 10's retrieval measurements on any folder and its
 questions file (default: the bundled Python documentation), as ``DIR/report.html`` plus TREC qrels and runs.
+``judge`` is :func:`labkit.commands.judge.main`: the pooled top passages of every retriever shown one by one, one
+key per grade, written append-only; the report reads them with ``--judgements``.
 ``text`` prints a file's extracted text, the text gold offsets count in (:data:`labkit.data.quotes.GOLD_RULE`):
 ``--offsets`` with a ruler, ``--find QUOTE`` the offsets of a quote (:func:`show_text`).
 
@@ -40,7 +43,7 @@ import json
 import sys
 from pathlib import Path
 
-from labkit.commands import report
+from labkit.commands import judge, report
 from labkit.core import args
 from labkit.data import class_folder, class_read, folder, quotes
 from labkit.data import corpus as data
@@ -49,6 +52,7 @@ from labkit.generation.llm import local
 from labkit.measures import stats
 from labkit.studies import labelling
 from labkit.studies import synth_data as sd
+from labkit.text.chunking import DEFAULT_OVERLAP, DEFAULT_SIZE
 
 __all__ = ["main", "merge", "export", "init", "show_text", "ruler"]  # report: labkit.commands.report.write_report
 
@@ -192,6 +196,19 @@ def show_text(path: str, file: str | None = None, offsets: bool = False, find: s
     return doc.text.removesuffix("\n")
 
 
+def _chunking(p) -> None:
+    p.add_argument("--size", type=int, default=DEFAULT_SIZE, help=f"chunk size in words (default {DEFAULT_SIZE})")
+    p.add_argument("--overlap", type=int, default=DEFAULT_OVERLAP, help=f"overlap in words (default {DEFAULT_OVERLAP})")
+    p.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        dest="runs",
+        metavar="NAME=FILE",
+        help="an outside system's run: TREC over the report's chunk ids, or JSONL passages (repeat)",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m labkit", description="The workbook's commands.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -228,6 +245,20 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--answer-labels", default=None, help="JSONL of {qid, label} for the answers: adds the 2x2")
     r.add_argument("--format", default="html", choices=report.FORMATS, dest="fmt",
                    help="html: report.html to read; json: report.json for scripts and CI")  # fmt: skip
+    _chunking(r)
+    r.add_argument("--k", nargs=2, type=int, default=list(report.KS), metavar=("K1", "K2"),
+                   help=f"the two cutoffs (default {report.KS[0]} {report.KS[1]})")  # fmt: skip
+    r.add_argument("--judgements", default=None, help="JSONL written by `labkit judge`: judged passages join the gold")
+    r.add_argument("--answers", default=None, help="JSONL of your system's answers {qid, answer, passages}")
+    j = sub.add_parser("judge", help="judge the pooled top passages of every retriever, in the terminal",
+                       description="Keys: 0 not relevant, 1 on the topic, 2 answers in part, 3 answers it; s skip, "
+                       "q quit. Resumable: already judged passages are not shown again.")  # fmt: skip
+    j.add_argument("documents", nargs="?", default=None, help="folder of .md/.txt/.html (default: the bundled corpus)")
+    j.add_argument("--queries", default=None, help="JSONL questions with gold (needed with DOCUMENTS)")
+    j.add_argument("--depth", type=int, default=judge.DEFAULT_DEPTH, help="pool each retriever's top DEPTH")
+    j.add_argument("--out", default=None, help="the judgements file (default: <queries>.judgements.jsonl beside it)")
+    j.add_argument("--rater", default=None, help="who judges (default: your user name)")
+    _chunking(j)
     t = sub.add_parser("text", help="the text extracted from a file: the text gold offsets count in",
                        description=f"Gold: {quotes.GOLD_RULE}.")  # fmt: skip
     t.add_argument("path", help="a file, or the folder of documents (then FILE, relative to it)")
@@ -269,9 +300,12 @@ def main(argv: list[str] | None = None) -> int:
             print(sd.write_sets())
         elif ns.command == "report":
             written = report.write_report(ns.out, ns.documents, ns.queries, ns.llm, ns.source, ns.asker,
-                                          ns.answer_labels, ns.fmt)  # fmt: skip
+                                          ns.answer_labels, ns.fmt, ns.size, ns.overlap, tuple(ns.k),
+                                          ns.judgements, tuple(ns.runs), ns.answers)  # fmt: skip
             for name, path in written.items():
                 print(f"{name}: {path}")
+        elif ns.command == "judge":
+            judge.main(ns.documents, ns.queries, ns.depth, ns.out, ns.rater, tuple(ns.runs), ns.size, ns.overlap)
         elif ns.command == "text":
             print(show_text(ns.path, ns.file, ns.offsets, ns.find))
         elif ns.command == "class" and ns.action == "init":

@@ -6,19 +6,28 @@
 ``DOCS`` is a folder of Markdown, text and HTML (:func:`labkit.data.folder.load_folder`); ``Q.jsonl`` holds labelled
 questions in the schema of ``data/queries.jsonl`` with ``doc`` a path relative to ``DOCS``
 (:func:`labkit.studies.capstone.load_question_file`). ``DIR`` receives ``report.html`` (what was read and skipped,
-each retriever's Recall, nDCG, hit and evidence recall at the reader's k and at 10 with 95 % intervals, the
-hybrid against each retriever as paired differences, evidence recall per question kind, a figure, and the
-conventions every number carries), ``qrels.txt`` and one ``run-<retriever>.txt`` per retriever in TREC format
-(for trec_eval or ranx), with each question's top 3 per retriever and its judgement (or "unjudged") and judged@k.
-``--format json`` writes ``report.json`` (the same figures, unrounded) instead of the page, for scripts and CI.
+each retriever's Recall, nDCG, hit and evidence recall at two cutoffs with 95 % intervals, every metric per
+question kind, the comparisons declared before the numbers were read as one findings family, the follow-ups
+measured as typed and as rewritten, a figure, and the conventions every number carries), ``qrels.txt`` and one
+``run-<retriever>.txt`` per retriever in TREC format (for trec_eval or ranx), with each question's top 3 per
+retriever and its judgement (or "unjudged") and judged@k. ``--format json`` writes ``report.json`` (the same
+figures, unrounded) instead of the page, for scripts and CI. ``--size``, ``--overlap`` (words) choose the
+chunking and ``--k`` the two cutoffs (default 3, the reader's k, and 10).
 
 Gold offsets count in the text the tool extracts (:data:`labkit.data.quotes.GOLD_RULE`; ``python -m labkit text``
 prints it), or gold is a ``quote`` found there; every question is checked before anything is embedded. Questions
 marked ``"answerable": false`` (no gold) are left out of the retrieval means, said and counted, and kept for the
-reader. Chunk ids TREC cannot hold (whitespace in a file name) are percent-encoded in the TREC files and listed in
-``ids.tsv`` (:mod:`labkit.data.trec_ids`). Means over fewer than :data:`MIN_N` questions carry a warning. The files
-are written into a temporary folder beside ``DIR`` and moved in at the end: a failure leaves nothing partial in
+reader. ``--judgements FILE`` adds the judgements of ``python -m labkit judge`` (:mod:`labkit.commands.judge`) to the
+gold: a passage judged relevant becomes gold for its question, one judged 0 is judged not relevant. Chunk ids TREC
+cannot hold (whitespace in a file name) are percent-encoded in the TREC files and listed in ``ids.tsv``
+(:mod:`labkit.data.trec_ids`). Means over fewer than :data:`MIN_N` questions carry a warning. The files are
+written into a temporary folder beside ``DIR`` and moved in at the end: a failure leaves nothing partial in
 ``DIR``. Nothing is written anywhere but ``DIR`` and the user cache (embeddings).
+
+Your own system (:mod:`labkit.commands.outside`): ``--run NAME=FILE`` (repeatable) measures an outside retriever
+beside ours, from a TREC run over the report's chunk ids or from JSONL of ranked passages with their own text (then
+relevance is the gold spans each passage holds whole); ``--answers FILE`` puts an outside RAG system's answers
+through the reader evaluation below, with no model of ours.
 
 With ``--llm MODE`` (``replay``, ``local``, ``local-small`` or ``live``, as ``LABKIT_LLM`` names them; ``live`` is
 any OpenAI-compatible endpoint named by ``LABKIT_LLM_BASE_URL``) the reader answers every question over the
@@ -29,6 +38,9 @@ the file as ``--answer-labels`` to add chapter 07's 2x2 (retrieval against answe
 
     python -m labkit report DOCS --queries Q.jsonl --out DIR --llm local --source "the Acme manual" --asker "a user"
     python -m labkit report DOCS --queries Q.jsonl --out DIR --llm local --answer-labels DIR/labels.jsonl
+    python -m labkit report DOCS --queries Q.jsonl --out DIR --run mine=mine.jsonl --answers mine-answers.jsonl
+
+Every argument is checked once, where it enters (:func:`check_args`); the functions behind it trust those checks.
 """
 
 from __future__ import annotations
@@ -38,53 +50,80 @@ import html
 import json
 import shutil
 import tempfile
+from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
-from labkit.core.files import path_arg, write_roots
+from labkit.commands import figures
+from labkit.commands.entry import DEPTH, FORMATS, KS, MIN_N, build, check_args
 from labkit.data import quotes, trec, trec_ids
-from labkit.generation import llm
-from labkit.generation import reader as rd
-from labkit.judges import correctness
 from labkit.measures import stats
 from labkit.studies import capstone
+from labkit.text.chunking import DEFAULT_OVERLAP, DEFAULT_SIZE
 from labkit.ui import plots
 
-__all__ = ["write_report", "KS", "MIN_N", "FORMATS"]
-
-KS = (3, 10)
-"""The reader's k (chapters 06-09 read the top 3) and a deeper look."""
-
-MIN_N = 10
-"""Under this many questions a mean (overall, or per kind) is printed with a warning: its interval is too wide to
-compare retrievers on, read it as a hint."""
-FORMATS = ("html", "json")
-"""``html``: report.html for a reader; ``json``: report.json for a script or CI (the same figures, unrounded)."""
+__all__ = ["write_report", "KS", "MIN_N", "FORMATS", "DEPTH"]
 
 GRADED = "; IDCG over every judged chunk (trec_eval's)"
 """What the report adds to a graded metric's definition: capstone.per_query uses evaluate's default IDCG."""
 
-CONVENTIONS = [
-    ("k", "3 (what the reader reads) and 10"),
-    ("document", "a chunk of the folder's documents: what the retrievers rank and the questions' gold is remapped to"),
-    ("relevant", "a chunk with grade >= 1: it holds a gold span, or a piece of one (grade 1 after remapping)"),
-    *((m.name, m.definition + (GRADED if m.family == "graded" else "")) for m in capstone.METRICS),
-    ("ER@k", "share of the question's gold spans of grade >= 2 held whole by a chunk of the top k"),
-    ("gold", quotes.GOLD_RULE),
-    (
-        "unanswerable questions",
-        'marked "answerable": false with no gold: left out of every retrieval mean (their '
-        "count is said), kept for the reader, who should decline them",
-    ),
-    (
-        "judged@k",
-        "share of the top k that is judged (touches a gold span); the rest count as not relevant though "
-        "nobody looked at them",
-    ),
-    ("small samples", f"a mean over fewer than {MIN_N} questions is flagged: a hint, not a finding"),
-    ("ties", "score descending, then chunk id descending (trec_eval's rule)"),
-    ("split", "all questions, dev and test together (nothing is trained or chosen here)"),
-    ("intervals", "95 %: percentile bootstrap (2,000 resamples, seeded), Wilson for 0/1; differences paired"),
-]
+
+def _conventions(ks: tuple[int, int]) -> list[tuple[str, str]]:
+    """The conventions table: every term the report's numbers carry."""
+    return [
+        ("k", f"{ks[0]} and {ks[1]} (the reader reads the hybrid's top {capstone.READER_K})"),
+        (
+            "document",
+            "a chunk of the folder's documents: what the retrievers rank and the questions' gold is remapped to",
+        ),  # fmt: skip
+        (
+            "relevant",
+            "a chunk with grade >= 1: it holds a gold span, or a piece of one (grade 1 after remapping), "
+            "or you judged it relevant (python -m labkit judge)",
+        ),  # fmt: skip
+        *((m.name, m.definition + (GRADED if m.family == "graded" else "")) for m in capstone.METRICS),
+        ("ER@k", "share of the question's gold spans of grade >= 2 held whole by a chunk (or passage) of the top k"),
+        ("gold", quotes.GOLD_RULE),
+        (
+            "judgements",
+            "a passage judged with python -m labkit judge, matched by its question and its text "
+            "(whitespace-normalised): grade >= 1 is gold, 0 judged not relevant",
+        ),  # fmt: skip
+        (
+            "outside runs",
+            "a TREC run over this report's chunks is measured as ours are; JSONL passages of their "
+            "own chunking are relevant when they hold a gold span whole (or were judged), and only "
+            "hit@k and ER@k, which do not depend on the chunking, are given for them",
+        ),  # fmt: skip
+        (
+            "unanswerable questions",
+            'marked "answerable": false with no gold: left out of every retrieval mean '
+            "(their count is said), kept for the reader, who should decline them",
+        ),  # fmt: skip
+        (
+            "follow-ups",
+            "a question with rewritten text is searched by its rewritten text (what a chat system's "
+            "rewriter gives the retriever); the follow-ups are also measured as typed, in their own "
+            "table",
+        ),  # fmt: skip
+        (
+            "judged@k",
+            "share of the top k that is judged (touches a gold span, or was judged); the rest count as "
+            "not relevant though nobody looked at them",
+        ),  # fmt: skip
+        ("small samples", f"a mean over fewer than {MIN_N} questions is flagged: a hint, not a finding"),
+        ("ties", "score descending, then chunk id descending (trec_eval's rule)"),
+        ("split", "all questions, dev and test together (nothing is trained or chosen here)"),
+        (
+            "intervals",
+            "means: 95 %, percentile bootstrap (2,000 resamples, seeded), Wilson for 0/1; comparisons: "
+            "one findings family per k, declared before the numbers are read, simultaneous 95 % "
+            "(labkit.measures.stats.findings)",
+        ),  # fmt: skip
+    ]
+
+
+CONVENTIONS = _conventions(KS)
 
 
 def _table(frame) -> str:
@@ -96,89 +135,7 @@ def _figure(fig) -> str:
     return f'<img alt="figure" src="data:image/png;base64,{data}">'
 
 
-def _answers_section(s, ranked, mode, source, asker, documents, labels):
-    """(HTML, rows for answers.jsonl, JSON figures): the reader's answers, what share declined and whether the
-    evidence was read; the unanswerable questions' declined share (they should be declined); with labels, chapter
-    07's 2x2 over the answerable questions."""
-    import pandas as pd
-
-    client = llm.client(mode, what="--llm")
-    default = capstone.ABOUT if documents is None else capstone.FOLDER
-    about = capstone.About(source or default.source, asker or default.asker)
-    table = capstone.answers(s, client, about, ranked=ranked)
-    table["declined"] = table["answer"].map(rd.says_dont_know)
-    asked, unanswerable = table[table["answerable"]], table[~table["answerable"]]
-    counts = {
-        "top 3 holds a grade-3 span": (int(asked["retrieved"].sum()), len(asked)),
-        "the reader declined": (int(asked["declined"].sum()), len(asked)),
-    }
-    if len(unanswerable):
-        counts["unanswerable: declined, as it should"] = (int(unanswerable["declined"].sum()), len(unanswerable))
-    shares = pd.DataFrame({what: {"answers": f"{c} of {n}", "share": stats.fmt_ci(*stats.wilson(c, n))}
-                           for what, (c, n) in counts.items() if n}).T  # fmt: skip
-    part = (f"<h2>The reader's answers (top 3, {html.escape(mode)})</h2><p>Prompt: {html.escape(about.head)}</p>"
-            f"{_table(shares)}{_table(pd.crosstab(asked['retrieved'], asked['declined']))}")  # fmt: skip
-    figures = {what: {"count": c, "of": n} for what, (c, n) in counts.items()}
-    if labels is not None:
-        grid = capstone.two_by_two(asked, {q: r["label"] for q, r in labels.items()})
-        figures["2x2"] = {cell: int(n) for cell, n in grid["answers"].items()}
-        cells = [stats.fmt_ci(*r) for r in grid[["share", "low", "high"]].itertuples(index=False)]
-        grid = pd.DataFrame({"answers": grid["answers"].astype(int), "share": cells}, index=grid.index)
-        part += ("<h3>Retrieval against answer (chapter 07's 2x2 over the answerable questions; only <i>right</i> "
-                 "passes)</h3>" + _table(grid))  # fmt: skip
-    return part, table.to_dict("records"), figures
-
-
-def _check_out(out: str | Path) -> Path:
-    """``out`` resolved, refused before anything slow when it is a file or outside the folders labkit writes to."""
-    out = Path(path_arg("out", out)).expanduser()
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} is a file: give a folder for the report")
-    if not any(out.resolve().is_relative_to(r) for r in write_roots()):
-        raise ValueError(f"--out {out} is outside the folders labkit writes to ({', '.join(map(str, write_roots()))})"
-                         ": write inside your workbook folder, or add the folder to LABKIT_WRITE_DIRS")  # fmt: skip
-    return out
-
-
-def _small(n: int) -> str:
-    return f"fewer than {MIN_N} questions: a hint, not a finding" if n < MIN_N else ""
-
-
-def _measures(s, ranked) -> dict:
-    """Every figure of the report, as frames (HTML) and plain numbers (JSON)."""
-    import pandas as pd
-
-    at = {k: capstone.per_query(s, k, ranked) for k in KS}
-    metric_cols = lambda f: [c for c in f.columns if c not in ("split", "kind")]  # noqa: E731
-    raw = {k: stats.group_means_ci(f.assign(all="all"), "all", metric_cols(f)) for k, f in at.items()}
-    means = pd.concat({k: stats.fmt_ci_table(g) for k, g in raw.items()}, names=["k"]).droplevel(1).T
-    rows, paired_json = [], []
-    for k, f in at.items():
-        for other in ("bm25", "dense"):
-            d = stats.diff_ci(f["nDCG@k hybrid"], f[f"nDCG@k {other}"], paired=True)
-            rows.append({"k": k, "hybrid minus": other, "nDCG@k difference": stats.fmt_ci(d["difference"], d["low"],
-                                                                                           d["high"])})  # fmt: skip
-            paired_json.append(
-                {"k": k, "hybrid minus": other, **{x: float(d[x]) for x in ("difference", "low", "high")}}
-            )
-    kinds = stats.group_means_ci(at[10], "kind", [f"ER@k {r}" for r in capstone.RETRIEVERS])
-    by_kind = stats.fmt_ci_table(kinds)
-    by_kind["note"] = [_small(int(n)) for n in kinds["n"]]
-    judged = pd.DataFrame({f"judged@{k}": capstone.judged_at_k(s, ranked, k) for k in KS}).round(3)
-    n_asked = len(at[3])
-    warnings = [f"only {n_asked} answerable question(s): {_small(n_asked)}"] if n_asked < MIN_N else []
-    warnings += [f"kind {kind}: {int(n)} question(s): {_small(int(n))}" for kind, n in kinds["n"].items() if n < MIN_N]
-    as_json = {
-        "means": {
-            str(k): {c: (None if pd.isna(v) else float(v)) for c, v in g.iloc[0].items()} for k, g in raw.items()
-        },
-        "paired": paired_json,
-        "by_kind": {kind: {c: float(v) for c, v in row.items()} for kind, row in kinds.iterrows()},
-        "judged": {c: {r: float(v) for r, v in col.items()} for c, col in judged.items()},
-        "warnings": warnings,
-    }
-    return {"at": at, "means": means, "paired": pd.DataFrame(rows).set_index(["k", "hybrid minus"]),
-            "by_kind": by_kind, "judged": judged, "warnings": warnings, "json": as_json}  # fmt: skip
+# ---------------------------------------------------------------- the report
 
 
 def write_report(
@@ -190,67 +147,104 @@ def write_report(
     asker: str | None = None,
     answer_labels: str | None = None,
     fmt: str = "html",
+    size: int = DEFAULT_SIZE,
+    overlap: int = DEFAULT_OVERLAP,
+    ks: tuple[int, int] = KS,
+    judgements: str | None = None,
+    runs: tuple[str, ...] = (),
+    answers: str | None = None,
 ) -> dict[str, Path]:
     """Measure ``documents`` against ``questions`` (default: the bundled corpus) and write the report into ``out``
-    (created if missing; files of the same names are replaced). ``llm_mode`` (a mode of
-    :data:`labkit.generation.llm.MODES`) adds the reader's answers, ``answer_labels`` their 2x2; ``fmt`` is one of
-    :data:`FORMATS`. Everything that can be checked is checked before anything is embedded (the questions' gold,
-    the labels file, ``out``); the files are written into a temporary folder beside ``out`` and moved in at the
-    end, so a failure leaves nothing partial in ``out``. Prints a summary; returns ``{name: path}`` written."""
+    (created if missing; files of the same names are replaced). ``size``/``overlap`` chunk the documents, ``ks``
+    are the two cutoffs; ``judgements`` is a file of ``python -m labkit judge``; ``runs`` are ``NAME=FILE`` outside
+    runs and ``answers`` an outside system's answers (:mod:`labkit.commands.outside`). ``llm_mode`` (a mode of
+    :data:`labkit.generation.llm.MODES`) adds our reader's answers instead, ``answer_labels`` the 2x2 of either;
+    ``fmt`` is one of :data:`FORMATS`. Everything that can be checked is checked before anything is embedded
+    (:func:`check_args`); the files are written into a temporary folder beside ``out`` and moved in at the end, so
+    a failure leaves nothing partial in ``out``. Prints a summary; returns ``{name: path}`` written."""
+    a = check_args(out, documents, questions, llm_mode, source, asker, answer_labels, fmt, size, overlap, ks,
+                   judgements, runs, answers, writes=True)  # fmt: skip
+    return _write(a)
+
+
+def _kinds_line(queries) -> str:
+    counts = Counter(q.kind for q in queries if q.answerable)
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+
+
+def _write(a: SimpleNamespace) -> dict[str, Path]:
     import pandas as pd
 
-    if documents is not None and questions is None:
-        raise ValueError("questions is missing: give --queries Q.jsonl for your folder (see python -m labkit -h)")
-    if llm_mode is None and (answer_labels is not None or source is not None or asker is not None):
-        raise ValueError("--answer-labels, --source and --asker need --llm MODE (replay, local, local-small or live)")
-    if fmt not in FORMATS:
-        raise ValueError(f"--format must be one of {FORMATS}, got {fmt!r}")
-    out = _check_out(out)
-    loaded, queries = capstone.documents_and_questions(documents, questions)  # gold checked: nothing embedded yet
-    labels = None
-    if answer_labels is not None:
-        labels = correctness.read_answer_labels(answer_labels, {q.qid for q in queries})
+    loaded, queries = a.loaded, a.queries
     n_out = sum(not q.answerable for q in queries)
     print(f"documents: {loaded.summary()}")
     for x in loaded.skipped:
         print(f"  skipped {x.path}: {x.reason}")
-    print(f"questions: {len(queries)} ({len(queries) - n_out} answerable, {n_out} marked unanswerable)")
-    s = capstone.setting(documents, questions)
-    ranked = capstone.runs(s)
-    mapping = trec_ids.id_map([c.id for c in s.chunks])
-    m = _measures(s, ranked)
-    tops = capstone.top_passages(s, ranked)
-    answers_part, answer_rows, answer_json = ("", None, None) if llm_mode is None else _answers_section(
-        s, ranked, llm_mode, source, asker, documents, labels)  # fmt: skip
+    print(f"questions: {len(queries)} ({len(queries) - n_out} answerable, {n_out} marked unanswerable); "
+          f"answerable by kind: {_kinds_line(queries)}")  # fmt: skip
+    s, ranked, outsiders = build(a)
+    print(f"chunks: {len(s.chunks):,} of {s.size} words (overlap {s.overlap})")
+    for o in outsiders:
+        print(f"run {o.name}: {o.path.name}, {o.kind}; {sum(map(len, o.ranked.values())):,} ranked passages")
+    gold_words = "gold from your spans" + (f" + {s.n_judged} pooled judgements ({s.n_judged_relevant} relevant)"
+                                          if a.judged else "")  # fmt: skip
+    print(gold_words)
+    if s.n_judged_unmatched:
+        print(f"warning: {s.n_judged_unmatched} judgement(s) match no passage of this report (judged with another "
+              "--size/--overlap, or another run?): they are not used")  # fmt: skip
+    all_ids = [c.id for c in s.chunks] + [p for o in outsiders if o.own for p in o.texts]
+    mapping = trec_ids.id_map(all_ids)
+    m = figures.measures(a, s, ranked, outsiders)
+    tops = m["tops"]
+    answers_part, answer_rows, answer_json = figures.answers(a, s, ranked)
     files: dict[str, str] = {"qrels": "qrels.txt", **{f"run-{r}": f"run-{r}.txt" for r in ranked}}
+    for o in outsiders:
+        if o.own:
+            files[f"qrels-{o.name}"] = f"qrels-{o.name}.txt"
+            files[f"run-{o.name}"] = f"run-{o.name}.txt"
     notes = [f"{n_out} question(s) marked unanswerable are left out of the retrieval means"] if n_out else []
+    if s.n_judged_unmatched:
+        notes.append(f"{s.n_judged_unmatched} judgement(s) match no passage of this report and are not used")
     if mapping:
         files["ids"] = "ids.tsv"
-        notes.append(f"{len(mapping)} chunk ids hold whitespace or %: written percent-encoded in the TREC files, "
-                     "listed in ids.tsv")  # fmt: skip
+        notes.append(f"{len(mapping)} chunk or passage ids hold whitespace or %: written percent-encoded in the "
+                     "TREC files, listed in ids.tsv")  # fmt: skip
+    if m["typed"] is not None:
+        notes.append("follow-ups are searched by their rewritten text; they are also measured as typed, in their "
+                     "own table")  # fmt: skip
     summary = (f"{loaded.summary()}. {len(s.chunks):,} chunks of {s.size} words (overlap {s.overlap}). "
-               f"{len(queries)} labelled questions, {len(queries) - n_out} answerable.")  # fmt: skip
-    if fmt == "json":
+               f"{len(queries)} labelled questions, {len(queries) - n_out} answerable; {gold_words}.")  # fmt: skip
+    if a.fmt == "json":
         files["report"] = "report.json"
         report_text = json.dumps({"documents": summary, "skipped": [[x.path, x.reason] for x in loaded.skipped],
-                                  "chunks": len(s.chunks), "questions": len(queries), "unanswerable": n_out,
+                                  "chunks": len(s.chunks), "size": s.size, "overlap": s.overlap, "k": list(a.ks),
+                                  "questions": len(queries), "unanswerable": n_out,
+                                  "judgements": {"read": s.n_judged, "relevant": s.n_judged_relevant},
+                                  "runs": {o.name: o.kind for o in outsiders},
                                   "notes": notes, **m["json"], "answers": answer_json,
                                   "top3": tops.to_dict("records")}, ensure_ascii=False, indent=1)  # fmt: skip
     else:
         files["report"] = "report.html"
-        report_text = _page(s, m, tops, summary, notes, answers_part, files)
+        report_text = _page(a, s, m, tops, summary, notes, answers_part, files)
     if answer_rows is not None:
         files["answers"] = "answers.jsonl"
     for line in notes + [f"warning: {w}" for w in m["warnings"]]:
         print(line)
     print(pd.DataFrame(m["json"]["judged"]).round(3).to_string())
+    out = a.out
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    safe_run = lambda run: {q: [mapping.get(c, c) for c in r] for q, r in run.items()}  # noqa: E731
+    safe_qrels = lambda qrels: {q: {mapping.get(c, c): g for c, g in j.items()} for q, j in qrels.items()}  # noqa: E731
     try:
         (tmp / files["report"]).write_text(report_text, encoding="utf-8")
-        trec.write_qrels(trec_ids.safe_qrels(s.qrels, mapping), tmp / files["qrels"])
+        trec.write_qrels(safe_qrels(s.qrels), tmp / files["qrels"])
         for name, run in ranked.items():
-            trec.write_run(trec_ids.safe_run(run, mapping), tmp / files[f"run-{name}"], tag=name)
+            trec.write_run(safe_run(run), tmp / files[f"run-{name}"], tag=name)
+        for o in outsiders:
+            if o.own:
+                trec.write_qrels(safe_qrels(m["own_qrels"][o.name]), tmp / files[f"qrels-{o.name}"])
+                trec.write_run(safe_run(o.ranked), tmp / files[f"run-{o.name}"], tag=o.name)
         if mapping:
             (tmp / files["ids"]).write_text(trec_ids.id_map_text(mapping), encoding="utf-8")
         if answer_rows is not None:
@@ -264,22 +258,29 @@ def write_report(
     return {key: out / name for key, name in files.items()}
 
 
-def _page(s, m, tops, summary, notes, answers_part, files) -> str:
+def _page(a, s, m, tops, summary, notes, answers_part, files) -> str:
     """report.html."""
     import pandas as pd
 
-    long = m["at"][3].melt(value_vars=[f"nDCG@k {r}" for r in capstone.RETRIEVERS], var_name="retriever",
-                           value_name="nDCG@3")  # fmt: skip
+    k0 = a.ks[0]
+    names = [n for n in m["names"] if f"nDCG@k {n}" in m["at"][k0]]
+    long = m["at"][k0].melt(value_vars=[f"nDCG@k {r}" for r in names], var_name="retriever",
+                            value_name=f"nDCG@{k0}")  # fmt: skip
     long["retriever"] = long["retriever"].str.removeprefix("nDCG@k ")
-    figure = plots.plot_bars_ci(stats.group_means_ci(long, "retriever", "nDCG@3"), "nDCG@3",
-                                "nDCG@3 per retriever, 95 % intervals")  # fmt: skip
+    figure = plots.plot_bars_ci(stats.group_means_ci(long, "retriever", f"nDCG@{k0}"), f"nDCG@{k0}",
+                                f"nDCG@{k0} per retriever, 95 % intervals")  # fmt: skip
     skipped = "".join(f"<li>{html.escape(x.path)}: {html.escape(x.reason)}</li>" for x in s.loaded.skipped)
-    conventions = "".join(f"<tr><th>{html.escape(a)}</th><td>{html.escape(b)}</td></tr>" for a, b in CONVENTIONS)
+    conv = "".join(f"<tr><th>{html.escape(x)}</th><td>{html.escape(y)}</td></tr>" for x, y in _conventions(a.ks))
     said = "".join(f"<p>{html.escape(x)}.</p>" for x in notes)
     said += "".join(f"<p><b>Warning</b>: {html.escape(w)}.</p>" for w in m["warnings"])
     top = tops.pivot_table(index=["qid", "rank"], columns="retriever", values=["chunk", "judgement"], aggfunc="first")
     top.columns = [f"{r} {what}" for what, r in top.columns]
-    top = top.reindex(columns=[f"{r} {w}" for r in capstone.RETRIEVERS for w in ("chunk", "judgement")])
+    top = top.reindex(columns=[f"{r} {w}" for r in m["names"] for w in ("chunk", "judgement")])
+    kinds = "".join(f"<h3>k = {k}</h3>{_table(t)}" for k, t in m["by_kind"].items())
+    typed = "" if m["typed"] is None else (
+        "<h2>Follow-ups: as typed and as rewritten</h2><p>The report's other tables search a follow-up by its "
+        "rewritten text; here the same questions are also searched as typed.</p>" + _table(m["typed"]))  # fmt: skip
+    paired = m["paired"][["estimate", "low", "high", "verdict", "among", "sentence"]].round(3)
     trec_files = ", ".join(v for k, v in files.items() if k != "report")
     return f"""<!DOCTYPE html><html><head><meta charset="utf-8"><title>Retrieval report</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}table{{border-collapse:collapse}}
@@ -287,14 +288,16 @@ td,th{{padding:2px 8px;text-align:left;border-bottom:1px solid #ddd}}</style></h
 <h1>Retrieval report</h1>
 <p>Documents: {html.escape(str(s.loaded.folder))}: {html.escape(summary)}</p>{said}
 {f"<p>Skipped:</p><ul>{skipped}</ul>" if skipped else ""}
-<h2>Retrieval at the reader's k and at 10</h2>{_table(m["means"])}
-<h2>Hybrid against each retriever (paired, same questions)</h2>{_table(m["paired"])}
-<h2>Evidence recall at 10 per question kind</h2>{_table(m["by_kind"])}
+<h2>Retrieval at k = {a.ks[0]} and k = {a.ks[1]}</h2>{_table(m["means"])}
+<h2>Comparisons (paired, same questions; one family per k, declared before the numbers were read)</h2>
+{_table(paired)}
+<h2>Every metric per question kind</h2>{kinds}
+{typed}
 <h2>Judged share of each top k (judged@k)</h2>{_table(m["judged"])}
 <h2>Figure</h2>{_figure(figure)}
 {answers_part}
 <h2>Each question's top 3 with its judgement</h2>{_table(pd.DataFrame(top))}
-<h2>Conventions</h2><table>{conventions}</table>
+<h2>Conventions</h2><table>{conv}</table>
 <p>Files beside this page: {html.escape(trec_files)}.</p>
 </body></html>
 """

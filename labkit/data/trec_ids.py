@@ -23,7 +23,10 @@ _UNSAFE = re.compile(r"[\s%]")
 
 def safe_id(doc_id: str) -> str:
     """``doc_id`` with whitespace and ``%`` percent-encoded (UTF-8 bytes): an id a TREC file can hold."""
-    doc_id = args.text("doc_id", doc_id)
+    return _encode(args.text("doc_id", doc_id))
+
+
+def _encode(doc_id: str) -> str:
     return _UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8")), doc_id)
 
 
@@ -37,7 +40,7 @@ def original_id(trec_id: str) -> str:
 def id_map(ids: Iterable[str]) -> dict[str, str]:
     """``{id: safe id}`` for the ``ids`` that :func:`safe_id` changes. No two ids share a safe id: a changed id
     always holds a ``%`` and an unchanged one never does, and the encoding is reversible."""
-    return {i: s for i in args.strings("ids", ids) if (s := safe_id(i)) != i}
+    return {i: s for i in args.strings("ids", ids) if (s := _encode(i)) != i}  # strings checked them all
 
 
 def safe_run(run: Mapping[str, list[str]], mapping: Mapping[str, str]) -> dict[str, list[str]]:

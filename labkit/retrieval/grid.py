@@ -2,15 +2,13 @@
 
 Taught in ``05_chunk_grid``.
 
-For every configuration the corpus is chunked again, the retriever is rebuilt
-on those chunks, and the gold labels are *remapped* from the queries'
-character spans (:func:`labkit.text.chunking.spans_to_qrels`), so no query is ever
-relabelled by a rater. Next to Recall@k and nDCG@k per slice, each configuration
-reports what it costs: chunks, words indexed relative to the corpus (overlap
-indexes some words twice), words the reader must read for ``k`` chunks, and
-the split rate on the real gold spans. :meth:`ChunkGrid.per_query` keeps the values per query, for
-bootstrap intervals per slice and paired comparisons of two chunkings; :meth:`ChunkGrid.by_slice` lays one
-of them out as a size x overlap grid per slice.
+For every configuration the corpus is chunked again, the retriever is rebuilt on those chunks, and the gold labels
+are *remapped* from the queries' character spans (:func:`labkit.text.chunking.spans_to_qrels`), so no query is ever
+relabelled by a rater. Next to Recall@k and nDCG@k per slice, each configuration reports what it costs: chunks,
+words indexed relative to the corpus (overlap indexes some words twice), words the reader must read for ``k``
+chunks, and the split rate on the real gold spans. :meth:`ChunkGrid.per_query` keeps the values per query, for
+bootstrap intervals per slice and paired comparisons of two chunkings; :meth:`ChunkGrid.by_slice` lays one of them
+out as a size x overlap grid per slice; :func:`budget_k` picks k per size for an equal reading budget.
 """
 
 from __future__ import annotations
@@ -26,12 +24,19 @@ from labkit.retrieval.embeddings import query_vectors
 from labkit.retrieval.retrievers import BM25Retriever, DenseRetriever, make_run
 from labkit.text.chunking import Chunk, check_size_overlap, chunk_corpus, chunks_by_doc, spans_to_qrels
 
-__all__ = ["ChunkGrid", "gold_split_rate", "evidence_recall"]
+__all__ = ["ChunkGrid", "budget_k", "gold_split_rate", "evidence_recall"]
 
 DEPTH = 100
 """How many chunks the grid retrieves per query and chunking; ``k`` can be at most this."""
 MEASURED = (metrics.metric("R@k"), metrics.metric("nDCG@k"))
 """The registered metrics the grid reports for every chunking, beside evidence recall (ER@k, EC@k)."""
+
+
+def budget_k(size: int, budget: int) -> int:
+    """Chunks of ``size`` words read for a budget of ``budget`` words: ``max(1, budget // size)``, so that every size
+    reads about the same words (05: ``budget_k(size, 1280)`` is 20, 10, 5 for 64, 128, 256), not one shared k."""
+    size = args.whole_number("size", size, hint="a chunk size in words, e.g. 128")
+    return max(1, args.whole_number("budget", budget, hint="a reading budget in words, e.g. 1280") // size)
 
 
 def gold_split_rate(queries: Iterable[Any], chunks: Sequence[Chunk], min_grade: int = 3) -> float:
@@ -230,6 +235,10 @@ class ChunkGrid:
     def chunks(self, size: int, overlap: int) -> list[Chunk]:
         return self._get(size, overlap)[0]
 
+    def runs(self, size: int, overlap: int) -> dict[str, dict[str, list[str]]]:
+        """``{retriever: {qid: [chunk id, ...]}}`` on one chunking, the top :data:`DEPTH` per query (copies)."""
+        return {name: {q: list(r) for q, r in run.items()} for name, run in self._get(size, overlap)[2].items()}
+
     def evaluate(self, size: int, overlap: int, k: int = 10, evidence: bool = False) -> Any:
         """Per-slice :data:`MEASURED` (R@k and nDCG@k) of every retriever for one chunking (rows: slices + ``all``).
 
@@ -305,10 +314,9 @@ class ChunkGrid:
             cut = {q: r[:k] for q, r in run.items()}
             scores = metrics.evaluate(cut, qrels, tuple(m.column(k) for m in MEASURED)).per_query.reindex(qids)
             values.update({f"{m.name} {name}": scores[m.column(k)] for m in MEASURED})
-            values[f"ER@k {name}"] = pd.Series(evidence_recall(run, self.queries, chunks, k)).reindex(qids)
-            values[f"EC@k {name}"] = pd.Series(evidence_recall(run, self.queries, chunks, k, held="union")).reindex(
-                qids
-            )
+            for metric, held in (("ER@k", "whole"), ("EC@k", "union")):
+                found = evidence_recall(run, self.queries, chunks, k, held=held)
+                values[f"{metric} {name}"] = pd.Series(found).reindex(qids)
         columns = [f"{m} {name}" for m in (*(m.name for m in MEASURED), "ER@k", "EC@k") for name in runs]
         frame = pd.DataFrame(values, index=qids)[columns]
         frame.insert(0, "slice", [self.groups[q] for q in qids])

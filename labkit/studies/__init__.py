@@ -13,4 +13,7 @@ ideas themselves (a metric, a judge, a harness) live in the flat modules above; 
 - ``cascade``           09: the small model first, the large one when the small answer fails a check
 - ``class_sim``         11: a simulated class (simulated raters, never people) written into a class folder
 - ``class_lessons``     11: the chapters' lessons re-run on a class's majority, beside the AI rater's labels
+- ``relevance_pairs``   06: each judged question with another department's answer: irrelevant by construction
+- ``domain_data``       02: a seeded sample of handbook and Python FAQ questions, in or out of the domain by source
+- ``fact_first_data``   02: the fact-first prompt's rows beside the question-first ones, audited blind
 """

@@ -207,7 +207,7 @@ def gains(k1: int, reranker: str, questions=None, k2s=K2S, metric_names=("nDCG",
 
 def gains_by_kind(k1: int, reranker: str, questions=None, k2s=K2S, metric_names=("nDCG", "RR", "hit")) -> Any:
     """:func:`gains` with each difference's interval chosen by its kind (:func:`labkit.measures.stats.interval_for`):
-    ``"paired graded"`` for nDCG and RR (the bootstrap-t; the rule bound when no query changed; decided alone when
+    ``"paired graded"`` for nDCG and RR (the bootstrap-t; the rule bound when no query changed; the sparse bound when
     too few queries differ), ``"paired 0/1"`` for hit (paired Newcombe). Each row is a *lead*: an uncorrected 95 %
     interval from a scan; a comparison the chapter tests is declared in a ``stats.Family`` before the table is read.
     Also ``method``: the interval's method in a few words."""
@@ -229,15 +229,14 @@ def gains_by_kind(k1: int, reranker: str, questions=None, k2s=K2S, metric_names=
                     if iv.method.startswith("rule bound")
                     else "paired Newcombe"
                     if "Newcombe" in iv.method
-                    else "percentile"
-                    if "percentile" in iv.method
+                    else "sparse bound"
+                    if "sparse bound" in iv.method
                     else "bootstrap-t"
                 )
                 changed = sum(x != y for x, y in zip(a, b, strict=True))
                 low, high = iv.low, iv.high
-                if method == "percentile":  # so few queries changed that a resample often holds none of them: its
-                    low = high = float("nan")  # percentile ends sit on 0 by construction, so none is printed
-                    method = f"none: {changed} of {len(keep)} changed"
+                if method == "sparse bound":  # so few queries changed that a bootstrap's ends would sit on 0: the
+                    method = f"sparse bound: {changed} of {len(keep)} changed"  # share that changed bounds it
                 rows.append({"slice": group, "k2": k2, "metric": m, "n": len(keep), "cut at k2": sum(b) / len(b),
                              reranker: sum(a) / len(a), "difference": iv.estimate, "low": low, "high": high,
                              "method": method})  # fmt: skip
@@ -361,7 +360,9 @@ def separation(k1: int = MODEL_K1, questions=None) -> tuple[Any, dict[str, tuple
     """How well each scorer puts a question's relevant candidates above its others: the share of (relevant,
     other) pairs of one question ordered right (ties count half; the within-question AUC), averaged over the
     questions that have both, with a bootstrap interval; and every score split by relevance, for a picture.
-    Scorers: stage 1's fused RRF score, the learned reranker and the model reranker (its log-odds)."""
+    Scorers: stage 1's fused RRF score, the learned reranker and the model reranker (its log-odds).
+    ``table.attrs["per question"]``: ``{scorer: [AUC per question]}``, the same questions in the same order for
+    every scorer (those with a relevant and another candidate), for a paired comparison of two scorers."""
     import pandas as pd
 
     h = hb.handbook()
@@ -373,7 +374,7 @@ def separation(k1: int = MODEL_K1, questions=None) -> tuple[Any, dict[str, tuple
         LTR: lambda qid: learned().scores(rows[qid][:k1], names),
         MODEL: lambda qid: [s.score for s in model_scored()[qid][:k1]],
     }
-    table, split = {}, {}
+    table, split, per_question = {}, {}, {}
     for name, score in scorers.items():
         aucs, rel_all, other_all = [], [], []
         for q in qs:
@@ -389,4 +390,7 @@ def separation(k1: int = MODEL_K1, questions=None) -> tuple[Any, dict[str, tuple
         mean, low, high = stats.bootstrap_ci(aucs)
         table[name] = {"questions": len(aucs), "pairs ordered right": stats.fmt_ci(mean, low, high)}
         split[name] = (rel_all, other_all)
-    return pd.DataFrame(table).T, split
+        per_question[name] = aucs
+    out = pd.DataFrame(table).T
+    out.attrs["per question"] = per_question
+    return out, split

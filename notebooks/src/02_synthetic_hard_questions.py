@@ -13,6 +13,7 @@
 
 # %%
 import labkit
+from labkit.chapters import ch02
 from labkit.data import toys
 from labkit.exercises import check
 from labkit.generation import llm, synth
@@ -287,6 +288,77 @@ stats.fmt_ci_table(stats.group_means_ci(audited[audited["retriever"] == "hybrid"
 # answers anything. A generated set can reward a retriever for finding the wrong passage. The cheap check is the
 # one we just did: read a sample of rows before trusting the set, and report how many were wrong.
 #
+# ### Fact first, then the question
+#
+# The source's remedy for spans that do not answer their question is to generate in the other order: first copy
+# ONE self-contained fact (a sentence of the passage that states a fact on its own), then write a question that
+# only this fact answers (`labkit.generation.fact_first`; the reply's JSON lists the fact first, so the model
+# writes it first). It was recorded on the first targets of the seeded order (the rule: the first ones; each also
+# has a question from the prompt above; plan `02-fact-first`), with the same 1.5B, temperature 0 and seed, and its
+# rows kept or dropped by the same quote rules. Both prompts' kept rows for these targets were then audited together
+# by one rater (an AI assistant session working for the maintainers, rater `fact-first-audit`, not a person) with
+# the evidence rubric above, under opaque ids in a seeded shuffle, so it could not tell which prompt wrote a row
+# (`fact_first_data.audit_sheet`). Both prompts wrote for the same targets, so the main comparison is paired by
+# target: does the prompt give a kept row whose span answers its question (a dropped row counts as no)? The rate
+# among kept rows is compared as well. Both are declared before the audit is read:
+
+# %%
+from labkit.generation import fact_first
+from labkit.studies import fact_first_data as ffd
+
+question_first, fact_first_name = ffd.PROMPTS
+ff_per_target = "targets with a kept row whose span answers (yes): fact first − question first"
+ff_per_kept = "kept rows whose span answers (yes): fact first − question first"
+ff_family = stats.Family("fact first against question first, the same targets", [ff_per_target, ff_per_kept])
+print(f"targets: the first {fact_first.N_FACT_FIRST} of chapter 02's seeded order")
+ff_family
+
+# %%
+ff_kept, ff_dropped = ffd.rows()
+ff = pd.DataFrame(ffd.audit())
+print(f"audited rows: {len(ff)}, rater(s): {sorted(set(ff['rater']))}")
+ff_targets = range(fact_first.N_FACT_FIRST)
+yes_by_target = {}
+for name in ffd.PROMPTS:
+    part = ff[ff["prompt"] == name]
+    n_yes, n_drop = int((part["evidence"] == "yes").sum()), sum(p == name for p, _ in ff_dropped)
+    good = set(part.loc[part["evidence"] == "yes", "i"])
+    yes_by_target[name] = [int(i in good) for i in ff_targets]
+    print(f"{name}: kept {len(part)}, dropped {n_drop}; span answers (yes) {n_yes} of {len(part)} kept "
+          f"{stats.fmt_ci(*stats.wilson(n_yes, len(part)))}, {len(good)} of {len(ff_targets)} targets "
+          f"{stats.fmt_ci(*stats.wilson(len(good), len(ff_targets)))}")  # fmt: skip
+print(pd.crosstab(ff["prompt"], ff["evidence"], margins=True))
+ff_drops = pd.DataFrame([(p, d.reason) for p, d in ff_dropped], columns=["prompt", "why dropped"])
+print(pd.crosstab(ff_drops["why dropped"], ff_drops["prompt"]))
+yes_of = {name: (ff[ff["prompt"] == name]["evidence"] == "yes").astype(int).tolist() for name in ffd.PROMPTS}
+ff_found = ff_family.findings(
+    {ff_per_target: (yes_by_target[fact_first_name], yes_by_target[question_first]),
+     ff_per_kept: (yes_of[fact_first_name], yes_of[question_first])},
+    kind={ff_per_target: "paired 0/1", ff_per_kept: "two independent proportions"})  # fmt: skip
+for f in ff_found.values():
+    print(f.sentence)
+
+# %%
+qf = ff[ff["prompt"] == question_first].assign(qid=lambda d: d["i"].map(lambda i: f"syn-easy-{i + 1:03d}"))
+first_call = qf["qid"].map(audit.set_index("qid")["evidence"])
+print(f"check: on the question-first rows this blind audit and chapter 02's audit make the same call on "
+      f"{int((first_call == qf['evidence']).sum())} of {len(qf)}")  # fmt: skip
+print("\nthe fact-first rows of the first 5 targets that kept one (target order):")
+for _, r in ff[ff["prompt"] == fact_first_name].sort_values("i").head(5).iterrows():
+    print(f"- [{r['evidence']}] {r['question']}\n      fact: {r['quote'][:140]}")
+
+# %% [markdown]
+# Putting the fact first gave no more usable rows on these targets. It lost most of its rows before the audit:
+# the model seldom copied its fact word for word, so 25 of its 40 rows were dropped, most because the quote is not
+# in the document, against 14 for the question-first prompt. Among the rows it kept, the share whose span answers
+# is 0.333 against 0.269, and per target it gives 5 answered rows against 7; the two sentences above state the
+# verdicts. With 40 targets the intervals are wide: the per-target one rules out a gain of more than 0.126, not a
+# small gain or a small loss. The misses look like the old ones: a "fact" that is only a link title, a table cell
+# or an introduction, and questions that ask for more than the fact says (a purpose, a process). The field order
+# makes the model write a sentence first; it does not make it pick one that stands alone. The blind audit makes
+# the same call as chapter 02's audit on 22 of the 26 question-first rows, so the rubric was applied much as
+# before; the rater is one AI assistant session, and a second rater would be the next check.
+#
 # ### The distractors column at work
 #
 # The authored `hard` slice keeps its look-alikes too: most of its questions list **distractor** spans, passages
@@ -439,10 +511,11 @@ gap_table[["n", "difference", "low", "high", "p", "verdict", "interval"]].round(
 #   easy ones: no hard-minus-easy difference is resolved (the line above the table). That does not prove them
 #   equally easy; it bounds how much harder they can be: by none of these measures more than the drop printed
 #   there, while "hard" was meant to mean clearly lower recall. Per method
-#   (77 Jaccard, 81 embedding questions) the intervals are wider still and the methods cannot be told apart. The
-#   hard questions borrow as much of the target's wording as the easy ones (0.72–0.74). The 1.5B model read "do not
-#   copy sentences of the target" and copied the target's words anyway. The look-alike passages did not pull its
-#   wording toward theirs.
+#   (77 Jaccard, 81 embedding questions) the intervals are wider still and no difference between the methods is
+#   shown. Nor is one in the target's wording they reuse (0.720 and 0.740 for the two hard methods, 0.701 for
+#   easy; the `borrowed` line of the hard-minus-easy table bounds how much less the hard ones could borrow). The
+#   1.5B model read "do not copy sentences of the target" and copied the target's words anyway. The look-alike
+#   passages did not pull its wording toward theirs.
 #
 # The quote check makes this worse. Among the hard replies, the dropped ones borrowed less from their target than
 # the kept ones. Two comparisons (kept minus dropped, for the easy and for the hard replies), declared as one
@@ -570,9 +643,11 @@ pd.crosstab(rated["rating"], rated["model"].astype(int), rownames=["rater set"],
 #
 # What a threshold of 4 would do, measured on the held-out questions: the share of truly realistic ones (label 4
 # or 5) among those the rater keeps against the share among those it drops (two separate groups of questions,
-# so their difference gets Newcombe's interval for two proportions, `stats.newcombe`):
+# so their difference gets Newcombe's interval for two proportions). The comparison is declared, a family of
+# one, before its numbers are computed, and the helper states the verdict:
 
 # %%
+cut_family = stats.Family("the rater's cut at 4, held-out questions", ["realistic share: kept − dropped"])
 keeps = heldout["model"] >= 4
 realistic = heldout["rating"] >= 4
 n_keep, n_drop = int(keeps.sum()), int((~keeps).sum())
@@ -580,15 +655,18 @@ r_keep, r_drop = int((realistic & keeps).sum()), int((realistic & ~keeps).sum())
 print(f"held out: {len(heldout)}; the rater keeps {n_keep} and drops {n_drop}")
 print(f"realistic among kept:    {r_keep}/{n_keep}  {stats.fmt_ci(*stats.wilson(r_keep, n_keep))}")
 print(f"realistic among dropped: {r_drop}/{n_drop}  {stats.fmt_ci(*stats.wilson(r_drop, n_drop))}")
-print(f"kept minus dropped:      {stats.fmt_ci(*stats.newcombe(r_keep, n_keep, r_drop, n_drop))}")
+cut_groups = (realistic[keeps].astype(int).tolist(), realistic[~keeps].astype(int).tolist())
+keep_vs_drop = cut_family.findings({"realistic share: kept − dropped": cut_groups}, kind="two independent proportions")
+print(keep_vs_drop["realistic share: kept − dropped"].sentence)
 as_judge = pd.DataFrame({"rater keeps (>= 4)": keeps, "realistic (label >= 4)": realistic})
 stats.judge_report(as_judge, ["rater keeps (>= 4)"], truth="realistic (label >= 4)").round(3)
 
 # %% [markdown]
-# A filter that works keeps a clearly more realistic share than it drops. This one keeps 0.42 against 0.33, and
-# the interval of that difference holds 0 and reaches far on both sides: on 45 questions its cut cannot be told
-# from a random one. Read as a judge against the labels (chapter 06's report), it keeps most realistic
-# questions ([TPR](00_welcome.ipynb#TPR-and-TNR)) only because it keeps most questions: it drops few of the
+# A filter that works keeps a clearly more realistic share than it drops. This one keeps 0.42 against 0.33; the
+# sentence above gives the verdict on that difference, and its interval reaches far on both sides: on 45
+# questions its cut cannot be told from a random one. Read as a judge against the labels (chapter 06's report),
+# it keeps most realistic questions ([TPR](00_welcome.ipynb#TPR-and-TNR)) only because it keeps most questions:
+# it drops few of the
 # unrealistic ones (TNR), and its J is close to 0. With a rater that ranked, a 1–5 scale
 # would be fine here, because the rating only serves to **rank and cull**: a shifted or compressed scale still
 # puts the weakest questions at the bottom. A scale would not be fine for measuring an error *rate* of a system
@@ -704,6 +782,51 @@ print(f"the model rater against these ratings on {int(both_rated.sum())} questio
       f"{int((your_rating >= 4).sum())}")  # fmt: skip
 
 # %% [markdown]
+# ### A criterion the rubric lacks: staying in the domain
+#
+# The realism rubric above asks how an employee would phrase a question, not whether the question is one the
+# handbook's help bot is for: a fluent question about Python's garbage collector could pass it. The source lists
+# staying in the domain as a rating criterion of its own. It is rated here alone, as a yes/no judge
+# (`labkit.judges.domain`, the 1.5B, plan `02-domain`), on a seeded sample whose labels are known by
+# construction: questions written for the handbook (authored ones, and the generated ones of this chapter, each
+# written from a handbook passage) are in the domain; the questions of the Python documentation's FAQ (chapter 10's
+# corpus) are not. The question is declared before the table is read: is the judge's J above a coin's?
+
+# %%
+from labkit.judges import domain
+from labkit.studies import faithfulness_data as fdata  # chapter 06's difference of J, resampled within each class
+from labkit.studies.domain_data import domain_sample
+
+domain_family = stats.Family("the domain judge against construction labels", ["in domain (1.5B) − always in"])
+print(domain_family)
+
+# %%
+dom = pd.DataFrame(domain_sample())
+dom["in domain (1.5B)"] = [domain.judge_domain(q, rater) for q in dom["question"]]
+dom["always in"] = True
+said = dom["in domain (1.5B)"].map({True: "says in", False: "says out"}).fillna("unreadable")
+print(pd.crosstab(dom["source"], said))
+print(stats.judge_report(dom, ["in domain (1.5B)", "always in"], truth="in_domain", passes=True).round(3).to_string())
+dom_found = fdata.judge_differences(dom, [("in domain (1.5B)", "always in")], truth="in_domain", passes=True,
+                                    family=domain_family)  # fmt: skip
+for f in dom_found.attrs["findings"].values():
+    print(f.sentence)
+print("\nits mistakes, every one:")
+for _, r in dom[dom["in domain (1.5B)"] != dom["in_domain"]].iterrows():
+    print(f"- [{r['source']}; says {r['in domain (1.5B)']}] {r['question']}")
+
+# %% [markdown]
+# Against labels known by construction the judge is weak on the side that matters. It keeps most handbook
+# questions in the domain (TPR 0.825 [0.68, 0.91]) but passes half of the Python FAQ's questions as well (TNR 0.5
+# [0.30, 0.70], 10 of 20): "What's a negative index?" is a help-bot question to it. The sentence above tests its
+# J (0.325) against a coin's, and its interval says how little 60 questions pin that down. Part of the failure may
+# be the construction: Quillbridge is a software company and the prompt names IT systems and the company's
+# tools, so a programming question is not absurd there. The labels say which corpus a question was written for,
+# not whether the bot should refuse it. Its misses on the handbook side are plain handbook questions (a VPN
+# gateway, a chargeback, a webhook). The criterion belongs in a realism rubric; this 1.5B is not the rater to
+# apply it, and as a filter it would drop in-domain questions and keep programming ones.
+
+# %% [markdown]
 # ## Playground
 #
 # The widget wraps `synth_data.filter_view`: given the per-query results, the ratings, a threshold, a distractor
@@ -717,7 +840,8 @@ cull_family = stats.Family("hybrid R@10, kept − dropped by the realism rater (
 cull_family
 
 # %%
-frame = sd.with_ratings(gen_q, synthetic, gen)
+synth_in = ch02.synth_inputs(gen_q, synthetic, gen)  # the explorer's inputs, built as its manifest names them
+frame = synth_in["frame"]  # = sd.with_ratings(gen_q, synthetic, gen)
 view = sd.filter_view(frame, threshold=4, method="both", retriever="hybrid")
 print(view.counts)
 print(stats.fmt_ci_table(view.table))
@@ -739,7 +863,7 @@ for f in cull_family.findings(cull_groups, kind="two graded groups").values():
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-explorer = widgets.SynthExplorer(frame)
+explorer = widgets.SynthExplorer(**synth_in)
 explorer
 
 # %% [markdown]

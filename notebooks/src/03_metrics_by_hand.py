@@ -16,6 +16,7 @@ from itertools import permutations
 import pandas as pd
 
 import labkit
+from labkit.chapters import ch03
 from labkit.exercises import check
 from labkit.measures import metrics, stats
 from labkit.ui import plots, widgets
@@ -371,6 +372,105 @@ guide
 # Whatever you pick, measure **at the k that the next stage consumes**: Recall@10 is flattering when the prompt
 # only takes the top 3. For facts, a small *k* (1–2) matches the need; for synthesis questions, *k* = 5–10.
 #
+# ### Choosing by MRR, or by recall: an experiment
+#
+# The source warns that MRR can rise while comparison questions stay wrong: MRR rewards the *first* useful chunk,
+# and a comparison needs all of its evidence. A test of that warning on the handbook of chapter 00 (the real batch
+# below uses it too). The candidates are eight retrieval configurations on the same chunks (128 words, overlap
+# 32): BM25, dense, and their RRF fusion (chapter 01) with the dense run weighted 0.25, 0.5 or 0.75, at *c* = 10
+# or 60. On the dev queries, one choice takes the best MRR@5 and the other the best R@5 (the prompt reads the top
+# 5):
+
+# %%
+from labkit import data_dir
+from labkit.data.corpus import load_corpus, load_queries
+from labkit.measures.fusion import fuse_runs
+from labkit.retrieval.grid import ChunkGrid, evidence_recall
+from labkit.text.chunking import spans_to_qrels
+
+handbook = load_corpus()
+
+
+def configurations(grid, names=None):
+    """The candidate runs on the 128/32 chunks, ``{name: run}`` (only ``names``, when given)."""
+    runs = grid.runs(128, 32)
+    out = {"bm25": runs["bm25"], "dense": runs["dense"]}
+    for c in (10, 60):
+        for w in (0.25, 0.5, 0.75):
+            out[f"RRF c={c}, dense weight {w}"] = fuse_runs([runs["bm25"], runs["dense"]], c=c, weights=[1 - w, w],
+                                                            top_n=100)  # fmt: skip
+    return {name: run for name, run in out.items() if names is None or name in names}
+
+
+def scored(grid, run, k=5):
+    """Per query: RR@k and R@k (chunk level, a chunk holding part of a gold span counts), and ER@k, the share of
+    its gold spans of grade >= 2 that one of the top k chunks holds whole (evidence recall, chapter 05)."""
+    chunks = grid.chunks(128, 32)
+    per_query = metrics.evaluate({q: r[:k] for q, r in run.items()}, spans_to_qrels(grid.queries, chunks),
+                                 (f"RR@{k}", f"R@{k}")).per_query  # fmt: skip
+    return per_query.assign(**{f"ER@{k}": pd.Series(evidence_recall(run, grid.queries, chunks, k))})
+
+
+dev_grid = ChunkGrid(handbook, load_queries(split="dev"), ("bm25", "dense"))
+dev_choice = pd.DataFrame({name: scored(dev_grid, run)[["RR@5", "R@5"]].mean()
+                           for name, run in configurations(dev_grid).items()}).T  # fmt: skip
+by_mrr, by_recall = dev_choice["RR@5"].idxmax(), dev_choice["R@5"].idxmax()
+print(f"{len(dev_grid.queries)} dev queries; chosen by MRR@5: {by_mrr}; chosen by R@5: {by_recall}")
+dev_choice.rename(columns={"RR@5": "MRR@5"}).round(3)
+
+# %% [markdown]
+# Then the two choices meet on questions that chose nothing. The comparison, synthesis and multi-hop questions
+# of the test split with two or more gold spans of grade ≥ 2, and the test half of the synthesis questions of
+# `data/kinds/` (written for questions that need several pieces of evidence), are scored on what such a question
+# needs: ER@5, the share of its evidence held whole by a chunk of the top 5 ([evidence
+# recall](00_welcome.ipynb#Evidence-recall)), and *all evidence@5*, whether every piece is. Beside them, MRR@5 on
+# all test queries (does the MRR choice keep its lead?). Three paired comparisons, declared as one family before
+# the test questions are read:
+
+# %%
+choice_members = ["MRR@5, all test queries", "ER@5, several-evidence questions",
+                  "all evidence@5, several-evidence questions"]  # fmt: skip
+choice_family = stats.Family(f"chosen by MRR@5 ({by_mrr}) − chosen by R@5 ({by_recall}), test",
+                             [f"{m}: MRR choice − R@5 choice" for m in choice_members])  # fmt: skip
+print(f"declared: {choice_family.name}, {len(choice_family.members)} comparisons")
+
+# %%
+test_queries = load_queries(split="test")
+synthesis = [q for q in load_queries(path=data_dir() / "kinds" / "synthesis.jsonl") if q.split == "test"]
+held_grid = ChunkGrid(handbook, test_queries + synthesis, ("bm25", "dense"))
+several = [q.qid for q in held_grid.queries
+           if q.kind in ("comparison", "synthesis", "multihop") and sum(s.grade >= 2 for s in q.gold) >= 2]  # fmt: skip
+everyone = [q.qid for q in test_queries]
+print(f"{len(several)} several-evidence questions ({len(synthesis)} of them from data/kinds/); "
+      f"{len(everyone)} test queries for MRR@5")  # fmt: skip
+held_runs = configurations(held_grid, (by_mrr, by_recall))  # only the two chosen: the others are never scored here
+mrr_side, recall_side = (scored(held_grid, held_runs[name]) for name in (by_mrr, by_recall))
+choice_data = {
+    choice_family.members[0]: (mrr_side.loc[everyone, "RR@5"].tolist(), recall_side.loc[everyone, "RR@5"].tolist()),
+    choice_family.members[1]: (mrr_side.loc[several, "ER@5"].tolist(), recall_side.loc[several, "ER@5"].tolist()),
+    choice_family.members[2]: ((mrr_side.loc[several, "ER@5"] == 1).astype(int).tolist(),
+                               (recall_side.loc[several, "ER@5"] == 1).astype(int).tolist()),
+}  # fmt: skip
+choice_kinds = dict(zip(choice_family.members, ("paired graded", "paired graded", "paired 0/1"), strict=True))
+choice_found = choice_family.findings(choice_data, kind=choice_kinds)
+for found in choice_found.values():
+    print(found.sentence)
+print("means (MRR choice, R@5 choice): " + "; ".join(f"{m.split(':')[0]} {sum(a) / len(a):.3f}, {sum(b) / len(b):.3f}"
+                                                     for m, (a, b) in choice_data.items()))  # fmt: skip
+stats.findings_table(choice_found)[["estimate", "low", "high", "p", "verdict"]].round(3)
+
+# %% [markdown]
+# Read the three sentences above, not the means. On dev the two metrics pick different configurations, here two
+# fusions that differ only in RRF's *c*: MRR@5 rewards the one that lifts the first useful chunk a little, R@5 the
+# one that brings a little more of the evidence into the top 5. On held-out questions the source's worry is what
+# the second and third lines test: does the configuration chosen by MRR find less of what a several-evidence
+# question needs? Where a line says not shown, these questions do not tell the two choices apart, and its
+# interval bounds the difference: its lower end is the largest loss of the MRR choice that they leave open, its
+# upper end the largest gain. The first line checks the premise itself, that the MRR choice keeps a higher MRR on
+# queries it was not chosen on. The lesson is in the design as much as in the outcome: a choice by MRR is never
+# tested against what comparison questions need, so choose by the measure of that need (recall of all the
+# evidence, at the *k* the prompt reads) and check the choice on questions of that kind that chose nothing.
+#
 # ## Playground
 #
 # The widget wraps exactly the functions below: `metrics.ranking_metrics`, and for the chart
@@ -390,7 +490,7 @@ plots.svg_gain_discount(rels, 5, not_retrieved, idcg="retrieved")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-playground = widgets.metrics_playground(rels, k=5, thr=1, unretrieved=not_retrieved)
+playground = widgets.metrics_playground(**ch03.playground_inputs())  # the running example, k = 5, relevant from grade 1
 playground
 
 # %% [markdown]
@@ -495,21 +595,19 @@ print(f"judging every returned pair would take {retrieved} decisions, {retrieved
 # * a **proportion** (hit@5 is 0 or 1 per query, so its mean is a share of queries) gets the **Wilson**
 #   interval, which stays honest at 0/n and n/n;
 # * any other mean (RR, nDCG, R@10, P@5) gets a **bootstrap** interval: the slice's queries resampled with
-#   replacement 2,000 times (seeded), the mean recomputed each time, and the middle 95 % of those means kept.
+#   replacement 2,000 times (seeded), the mean recomputed each time, and the middle 95 % of those means kept,
+#   except where almost every query scores the same (R@10 of 1 on all but a few): resampling would pin an end
+#   there, so such a slice gets the **sparse bound** (the shares above and below that score at Wilson's bound,
+#   each differing query allowed anywhere in [0, 1]); a slice where every query scores the same gets the
+#   **rule bound** described below.
 
 # %%
 slice_of = {q.qid: q.slice for q in queries}
 per_query = result.per_query.assign(slice=lambda df: df.index.map(slice_of), relevant=n_relevant)
-by_slice = stats.group_means_ci(per_query, "slice", ["relevant", "P@5", "R@10", "RR@10", "hit@5", "nDCG@10"], n=2000)
+by_slice = stats.group_means_ci(per_query, "slice", ["P@5", "R@10", "RR@10", "hit@5", "nDCG@10"], n=2000)
 shown = stats.fmt_ci_table(by_slice)
-for g, m in [(g, m) for g in shown.index for m in shown.columns if m != "n"]:
-    values = per_query.loc[per_query.slice == g, m]
-    if by_slice.loc[g, f"{m} low"] == by_slice.loc[g, f"{m} high"]:  # every query equal: the bootstrap collapses
-        if m == "relevant":  # a count of labels, not a score in [0, 1]: described, not bounded
-            shown.loc[g, m] = f"{values.iloc[0]:.3f} (all {len(values)} equal)"
-        else:
-            iv = stats.interval_for("graded mean", values.tolist(), null=float(values.iloc[0]))
-            shown.loc[g, m] = f"{values.iloc[0]:.3f} all equal; rule bound {iv.low:.3f} to {iv.high:.3f}"
+# a count of judged documents, not a score in [0, 1]: described, not bounded
+shown.insert(1, "relevant (mean count)", per_query.groupby("slice")["relevant"].mean().round(3))
 shown
 
 # %%
@@ -540,8 +638,8 @@ print("  normal at 1/20:    ", stats.fmt_ci(*stats.normal_interval(1, 20)), " (b
 # hit in the sample does not make a rate of 1: the Wilson interval says how low the true rate could still be with
 # this many queries, and it is what the table prints for hit@5. Easy's R@10 and P@5 would collapse the same way
 # under the bootstrap: every easy query scores the same (R@10 = 1, P@5 = 0.2, with one relevant document each), so
-# resampling cannot move the mean. So the table above prints them as "all equal" with a **rule bound**
-# (`stats.interval_for`): at most Wilson's bound for "none of *n* differ" could differ, anywhere in [0, 1]. Read
+# resampling cannot move the mean. So `group_means_ci` gives them the **rule bound** (as `stats.interval_for`
+# does): at most Wilson's bound for "none of *n* differ" could differ, anywhere in [0, 1]. Read
 # such a cell as "no query in this sample differed", and its bound as how far the queries not yet seen could move
 # the mean.
 #

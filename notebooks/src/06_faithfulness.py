@@ -13,7 +13,7 @@
 
 # %%
 import labkit
-from labkit.chapters import chapter
+from labkit.chapters import ch06, chapter
 from labkit.data import toys
 from labkit.exercises import check
 from labkit.generation import llm
@@ -225,9 +225,15 @@ agreement = pd.DataFrame(
     }
 ).T  # fmt: skip
 agreement["raw (Wilson 95%)"] = [stats.fmt_ci(r, *ci) for r, ci in zip(agreement["raw"], agreement["raw_ci"])]
-agreement["kappa (bootstrap 95%)"] = [stats.fmt_ci(k, *ci) for k, ci in zip(agreement["kappa"], agreement["kappa_ci"])]
+# kappa's interval by its kind: one-sided (the least agreement the labels allow) when resamples that drop the few
+# disagreements would pin its top at 1
+agreement["kappa (95%)"] = [
+    stats.fmt_interval(stats.interval_for("kappa", pair))
+    for pair in [(both_raters["first"].tolist(), both_raters["second"].tolist()),
+                 ((both_raters["first"] == "supported").tolist(), (both_raters["second"] == "supported").tolist())]
+]  # fmt: skip
 print(pd.crosstab(both_raters["first"], both_raters["second"], rownames=["first rater"], colnames=["second rater"]))
-agreement[["n", "agree", "raw (Wilson 95%)", "kappa (bootstrap 95%)"]]
+agreement[["n", "agree", "raw (Wilson 95%)", "kappa (95%)"]]
 
 # %% [markdown]
 # The claims the two raters label differently, with both reasons:
@@ -697,12 +703,73 @@ for _, r in dev_answers[dev_answers["relevant (1.5B)"] == False].iterrows():  # 
     print(f"- {r['question']}\n    -> {r['answer'][:150]}")
 
 # %% [markdown]
-# Read the list: every one of these answers responds to its question. Some state a wrong fact (that is a
-# faithfulness failure, caught above, not a relevance one), but none is off topic. The 1.5B relevance judge calls
-# more than half of a reasonable reader's answers irrelevant, so its relevance rate would say nothing about the
-# system. We have no hand relevance labels to give its TPR and TNR; this reading is the warning that it needs
-# them before any use. The code check, where it applies, is cheap and almost right: its one miss above is an
-# answer that responds without repeating the code, so it errs on the strict side.
+# Read the list: these answers respond to their questions, some with a wrong fact (a faithfulness failure, caught
+# above, not a relevance one). A relevance rate from this judge means nothing until the judge is measured against
+# labels, and relevance labels come from two places here, each named:
+#
+# * **relevant, by the correctness raters.** Chapter 07's raters (AI assistant sessions `1.5b-a` and `1.5b-b`,
+#   `data/correctness/`) graded every one of these answers against its question's reference answer. An answer
+#   they graded *right* or *partly* gives at least part of that answer, so it responds to the question: relevant.
+#   Their *wrong* mixes two cases (a wrong fact, still relevant; an answer to a different question, not), so
+#   those answers are left out rather than guessed.
+# * **irrelevant, by construction.** Each of the same questions is paired with the answer the reader wrote for a
+#   question of *another department* (`relevance_pairs.mismatched`: the first such question half the list away,
+#   a rule that reads no answer). An answer written for another question does not answer this one, and no rater
+#   is in the loop. These pairs were judged with the same prompt (plan `06-relevance-swap`).
+#
+# The question is declared before the table is read: is the judge's J above a coin's (the judge that calls
+# everything relevant has J = 0)?
+
+# %%
+from labkit.studies import answers_data, relevance_pairs
+from labkit.studies import handbook as hb
+
+rel_family = stats.Family("the 1.5B relevance judge against labels, dev questions",
+                          ["relevant (1.5B) − always relevant"])  # fmt: skip
+print(rel_family)
+
+# %%
+grades = answers_data.correctness_labels()
+grades = grades[(grades["model"] == llm.DEFAULT_MODEL) & (grades["k"] == hb.READER_K)].set_index("qid")
+own = dev_answers[["qid", "question", "answer", "relevant (1.5B)"]].assign(
+    source="its own answer", grade=lambda d: d["qid"].map(grades["label"]),
+    rater=lambda d: d["qid"].map(grades["rater"]))  # fmt: skip
+own["relevant"] = own["grade"].map({"right": True, "partly": True})  # wrong / declined: not read off, left out
+others = pd.DataFrame(relevance_pairs.mismatched(dev_answers.to_dict("records"))).assign(
+    source="another department's answer", grade=None, rater="construction", relevant=False)  # fmt: skip
+rel_pairs = zip(others["question"], others["answer"], strict=True)
+others["relevant (1.5B)"] = [faithfulness.judge_relevance(q, a, model_15) for q, a in rel_pairs]
+relevance = pd.concat([own, others], ignore_index=True).assign(**{"always relevant": True})
+print(pd.crosstab([relevance["source"], relevance["grade"].fillna("—"), relevance["rater"]],
+                  relevance["relevant (1.5B)"].map({True: "says relevant", False: "says not"}).fillna("unreadable")))
+rel_labelled = relevance.dropna(subset=["relevant"])
+rel_judges = ["relevant (1.5B)", "always relevant"]
+stats.judge_report(rel_labelled, rel_judges, truth="relevant", passes=True)
+
+# %%
+rel_found = fdata.judge_differences(rel_labelled, [tuple(rel_judges)], truth="relevant", passes=True,
+                                    family=rel_family)  # fmt: skip
+for f in rel_found.attrs["findings"].values():
+    print(f.sentence)
+wrong_way = rel_labelled[rel_labelled["relevant (1.5B)"] != rel_labelled["relevant"]]
+print(f"\nits mistakes: {len(wrong_way)} of {len(rel_labelled)} labelled pairs; the first 5 of each kind, in order:")
+for (truth, source), group in wrong_way.groupby(["relevant", "source"], sort=False):
+    print(f"labelled {'relevant' if truth else 'irrelevant'} ({source}), judge disagrees: {len(group)}")
+    for _, r in group.head(5).iterrows():
+        print(f"  - {r['question']}\n      -> {r['answer'][:130]}")
+
+# %% [markdown]
+# Against these labels the judge is one-sided. It never calls an answer written for another department's question
+# relevant (TNR 1.0 on 30 pairs; the interval's low end, 0.89, is as far as 30 pairs can see), but it calls about
+# half of the answers the raters graded right or partly not relevant (TPR 0.46 [0.29, 0.65]). Its J, TPR + TNR − 1,
+# is that TPR: a perfect TNR with a TPR under one half, and the sentence above tests it against a coin's. Read its
+# mistakes: each is a short, direct answer to its question, with nothing off topic in it. So a "not relevant" from
+# this judge is more often the judge's error than the reader's, and its relevance rate would understate the
+# reader's by about half. The construction labels are also the easy case: an answer about another department
+# shares no topic with the question. A near miss (an answer on the same topic that answers another question)
+# would test the judge harder, and these pairs say nothing about it. The code check, where it applies, is cheap
+# and almost right: its one miss above is an answer that responds without repeating the code, so it errs on the
+# strict side.
 #
 # ## Context swapping
 #
@@ -815,7 +882,7 @@ print([(v.claim, v.verdict) for v in r.verdicts], r.score, r.status)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-explorer = widgets.FaithfulnessExplorer(answers.to_dict("records"), judges)
+explorer = widgets.FaithfulnessExplorer(**ch06.faithfulness_inputs(answers.to_dict("records"), judges))
 explorer
 
 # %%
@@ -844,7 +911,8 @@ explorer.result
 # * A judge is a classifier: TPR and TNR against labels, with intervals, before any rate is trusted. Two judges
 #   on the same labels are compared by the paired interval of their J difference, each question declared in a
 #   family before the table is read (`fdata.judge_differences`): here the lexical rule is shown to beat the 0.5B
-#   on the 116 test claims, and the 1.5B judges cannot be told from it.
+#   on the 116 test claims, while the 1.5B judges' differences from it are not shown: their intervals bound
+#   how far apart they can be, in either direction.
 # * Choose, calibrate and report on separate labels. A measured judge lets you correct an observed rate
 #   (Rogan–Gladen), with an interval that carries both uncertainties, if its rates transport: calibrate on claims
 #   like the target (the lexical rule's TNR runs from 0.11 on swapped entities to 0.85 on added facts).
@@ -854,7 +922,9 @@ explorer.result
 #   "catches" every alteration only by rejecting nearly every claim, true ones included (TPR 0.02); the 1.5B
 #   passes most swapped table rows (TNR 0.22) and half the changed units. Your own
 #   labels can calibrate the judge; even 200 labels leave a corrected rate about ±0.13.
-# * Relevance is a separate axis: a cheap check in code when the question names an entity, a model otherwise.
+# * Relevance is a separate axis: a cheap check in code when the question names an entity, a model otherwise,
+#   measured against labels first (an answer written for another question is irrelevant by construction). The
+#   1.5B judge rejects every such answer but also about half of the on-topic ones.
 # * Context swapping tells grounding from memory; the fix is a prompt that allows "I don't know". Here it cuts
 #   the answers given from swapped passages to about a third; what it costs on true passages is not shown.
 #

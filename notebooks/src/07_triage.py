@@ -12,6 +12,7 @@
 
 # %%
 import labkit
+from labkit.chapters import ch07
 from labkit.exercises import check
 from labkit.generation import llm
 from labkit.measures import stats, triage
@@ -547,12 +548,12 @@ for found in moved_found.values():
 # A judge with a low TPR manufactures `GEN_FAIL`: right answers, read from the right chunk, counted as the
 # generator's failures. The `fix first` column is only the larger count: retrieval by the rater labels,
 # generation by either rule. What holds is in the printed lines. By the rater labels, on all traces or on the
-# rule's 273, neither stage is shown to fail more; nor by the reference-number rule, whose 72 against 70 is as
-# close to a tie as counts get. Only the lexical judge points at generation with a resolved gap, and the last
-# lines say why: it moves right answers into `GEN_FAIL`, a shift resolved on the same traces, while the
-# reference-number rule's shift is not shown. A team trusting the lexical judge would rework the prompt on the
-# strength of its own errors. This is the pitfall "an uncalibrated judge" in numbers; measure the judge against
-# labels before the 2×2 decides anything.
+# rule's 273, neither stage is shown to fail more; nor by the reference-number rule, whose 72 against 70 is not a
+# shown tie either: its line bounds the gap on both sides. Only the lexical judge points at generation with a
+# resolved gap, and the last lines say why: it moves right answers into `GEN_FAIL`, a shift resolved on the same
+# traces, while the reference-number rule's shift is not shown. A team trusting the lexical judge would rework
+# the prompt on the strength of its own errors. This is the pitfall "an uncalibrated judge" in numbers; measure
+# the judge against labels before the 2×2 decides anything.
 #
 # ## The cells move with k
 #
@@ -730,7 +731,7 @@ show(lucky[0])
 # With plain arguments:
 
 # %%
-READERS = ["1.5B · rater label", "1.5B · reference number", "1.5B · lexical judge", "extractive control"]
+READERS = list(ch07.READERS)  # the 1.5B under each of three checks, and the extractive control
 
 
 def traces_for(k, reader):
@@ -752,8 +753,7 @@ counts_3, triage.priority(counts_3)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-recorded_at = {reader: READ_K for reader in READERS if reader != "extractive control"}  # the 1.5B: one k only
-explorer = widgets.TriageExplorer(traces_for, k=READ_K, readers=READERS, recorded_k=recorded_at)
+explorer = widgets.TriageExplorer(**ch07.triage_inputs(traces_for))  # the 1.5B: recorded at k = 3 only
 explorer
 
 # %%

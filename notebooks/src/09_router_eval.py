@@ -330,7 +330,8 @@ for name, order in orders.items():
     per_request[name] = graded
     router_rows[name] = {  # each metric's interval by its kind (Wilson for Hit@1, bootstrap-t for the means)
         metric: stats.fmt_ci(*(lambda iv: (iv.estimate, iv.low, iv.high))(stats.interval_for(
-            kind, graded[metric].astype(float).tolist(), null=0.5, bounds=(0, max(seconds.values())))))
+            kind, graded[metric].astype(float).tolist(), null=0.5,
+            bounds=(0, max(seconds.values())) if metric == "regret" else (0, 1))))
         for metric, kind in metric_kinds.items()
     }  # fmt: skip
 real_routers = pd.DataFrame(router_rows).T.rename(columns={"RR": "MRR", "regret": "regret (s per request)"})
@@ -721,7 +722,11 @@ plots.svg_routing(routing_by_k, k=8)
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-explorer = widgets.RoutingExplorer(routing_stats, k=5)
+from labkit.chapters import ch09
+
+# routing_stats above, opened at k = 5: built by the function the chapter's manifest names, which the browser
+# tests and the bench call too
+explorer = widgets.RoutingExplorer(**ch09.routing_inputs(routing_stats))
 explorer
 
 # %%
@@ -745,7 +750,7 @@ view = cascade.request_view(outcomes, kept_wrong, h.by_qid[kept_wrong].search_te
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-requests = widgets.CascadeExplorer(outcomes, {q.qid: q.search_text for q in sample}, qid=kept_wrong)
+requests = widgets.CascadeExplorer(**ch09.cascade_inputs(outcomes, sample))  # the questions, opened on kept_wrong
 requests
 
 # %%

@@ -10,20 +10,25 @@
 # reranker (04b), paired bootstrap and Wilson intervals and Cohen's κ (03, 06). The
 # [glossary](00_welcome.ipynb#Glossary) has them all.
 #
-# **Your folder.** The names below are all that changes. `DOCUMENTS` is a folder of Markdown, text and HTML
-# files (subfolders included); `QUESTIONS` is a JSONL file of questions with gold spans in the schema of
-# `data/queries.jsonl`, its `doc` being a file's path relative to the folder. Left at `None`, the chapter runs on
-# the bundled corpus: 78 pages of the **Python 3.11 documentation** and the **Python FAQ's own questions**
-# (`data/pydocs/README.md`: how the snapshot was taken, the PSF licence, who labelled the evidence). `ABOUT`
-# says whose documents they are and who asks; the model's prompts (Steps 2 and 5) name both. On the bundled
-# corpus the model's responses are replayed from `data/llm/`; on your folder those steps need a model: run
-# `make llm` once, then start JupyterLab with `LABKIT_LLM=local` (or `live` for an OpenAI-compatible endpoint,
-# see the README).
+# **Your folder.** The cell below holds the chapter's inputs, and they are all that changes: every later cell,
+# the labelling widgets and the exercises follow them. `DOCUMENTS` is a folder of Markdown, text and HTML files
+# (subfolders included); `QUESTIONS` is a JSONL file of questions with gold in the schema of `data/queries.jsonl`,
+# its `doc` being a file's path relative to the folder, its gold given as quotes of the text or as offsets (see
+# `labkit.data.quotes`), and `"gold": []` with `"answerable": false` for a question the documents cannot answer.
+# Left at `None`, the chapter runs on the bundled corpus: 78 pages of the **Python 3.11 documentation** and the
+# **Python FAQ's own questions** (`data/pydocs/README.md`: how the snapshot was taken, the PSF licence, who
+# labelled the evidence). `ABOUT` says whose documents they are and who asks; the model's prompts (Steps 2 and 5)
+# name both. On the bundled corpus the model's responses are replayed from `data/llm/`; on your folder those
+# steps need a model: run `make llm` once, then start JupyterLab with `LABKIT_LLM=local` (or `live` for an
+# OpenAI-compatible endpoint, see the README). Without one, or with `USE_MODEL = False`, each model step prints
+# one line saying it is skipped, and the rest of the chapter runs to the end. The text between the cells reads the
+# bundled corpus's outputs, as they are stored; on your folder, read your own outputs beside it.
 
 # %%
-DOCUMENTS = None  # e.g. "~/my-docs"
-QUESTIONS = None  # e.g. "~/my-docs-questions.jsonl"
+DOCUMENTS = None  # your folder, e.g. "~/my-docs"; None: the bundled Python documentation
+QUESTIONS = None  # your questions file, e.g. "~/my-docs-questions.jsonl"; None with DOCUMENTS None: the FAQ's
 ABOUT = None  # e.g. capstone.About("the Acme user manual", "a customer")
+USE_MODEL = True  # False skips the model's steps (Step 2's generated questions, Step 5's answers), one line each
 
 # %%
 import pandas as pd
@@ -34,12 +39,13 @@ from labkit.generation import llm
 from labkit.judges import correctness
 from labkit.measures import metrics, stats, triage
 from labkit.retrieval import rerank
-from labkit.studies import capstone, pydocs
+from labkit.studies import capstone, own_folder, pydocs
 from labkit.text import structure
 
 labkit.setup()
-about = ABOUT or (capstone.ABOUT if DOCUMENTS is None else capstone.FOLDER)
-model = llm.from_env()  # replay by default: the recorded responses of the local 1.5B
+bundled = DOCUMENTS is None  # the bundled corpus: its second raters, reference labels and recorded responses
+about = ABOUT or (capstone.ABOUT if bundled else capstone.FOLDER)
+model = llm.from_env() if USE_MODEL else None  # replay by default: the recorded responses of the local 1.5B
 
 # %% [markdown]
 # ## Step 1 · The documents
@@ -72,15 +78,10 @@ print(page.text[:700])
 # left out. A second session labelled a seeded random 60 questions without seeing the first labels:
 
 # %%
-gold = pydocs.gold_rows()
+gold = pydocs.gold_rows() if bundled else [{"qid": q.qid, "answerable": q.answerable} for q in s.queries]
 answerable = sum(r["answerable"] for r in gold)
-print(f"{len(gold)} FAQ questions: {answerable} answerable from the corpus, {len(gold) - answerable} not")
-agreement = pydocs.agreement()
-rep = agreement["answerable"]
-first_rater = {r["qid"]: r["answerable"] for r in gold}
-second_rater = {r["qid"]: r["answerable"] for r in pydocs.second_rater()}
-kappa_iv = stats.interval_for("kappa", ([first_rater[q] for q in sorted(second_rater)],
-                                        [second_rater[q] for q in sorted(second_rater)]))  # fmt: skip
+print(f"{len(gold)} {'FAQ ' if bundled else ''}questions: {answerable} answerable from the corpus, "
+      f"{len(gold) - answerable} not")  # fmt: skip
 
 
 def kappa_text(iv):
@@ -94,11 +95,21 @@ def kappa_text(iv):
     return stats.fmt_ci(iv.estimate, iv.low, iv.high) + undefined
 
 
-answerable_kappa = kappa_text(kappa_iv)  # Step 10's checklist prints this same text
-print(f"second rater, {agreement['questions']} questions: answerable or not, agree on {rep['agree']} "
-      f"(kappa {answerable_kappa}); of the {agreement['both answerable']} both call "
-      f"answerable, {agreement['a passage in common']} share a passage; disagree on "
-      f"{agreement['disagree on answerable']}")  # fmt: skip
+answerable_kappa = None  # Step 10's checklist prints this same text
+if bundled:
+    agreement = pydocs.agreement()
+    rep = agreement["answerable"]
+    first_rater = {r["qid"]: r["answerable"] for r in gold}
+    second_rater = {r["qid"]: r["answerable"] for r in pydocs.second_rater()}
+    kappa_iv = stats.interval_for("kappa", ([first_rater[q] for q in sorted(second_rater)],
+                                            [second_rater[q] for q in sorted(second_rater)]))  # fmt: skip
+    answerable_kappa = kappa_text(kappa_iv)
+    print(f"second rater, {agreement['questions']} questions: answerable or not, agree on {rep['agree']} "
+          f"(kappa {answerable_kappa}); of the {agreement['both answerable']} both call "
+          f"answerable, {agreement['a passage in common']} share a passage; disagree on "
+          f"{agreement['disagree on answerable']}")  # fmt: skip
+else:
+    print("second rater: none for your questions (Step 8 has you check the gold of the test questions)")
 pd.crosstab(pd.Series([q.kind for q in s.queries], name="kind"), pd.Series([q.split for q in s.queries], name="split"))
 
 # %% [markdown]
@@ -117,12 +128,17 @@ from collections import Counter
 from labkit.generation import synth
 
 print(synth.generate_prompt("…the passage…", (about.source, about.asker)))
-kept, dropped = capstone.generated(s, model, about)
+made = own_folder.model_step("Step 2's generated questions", model, capstone.generated, s, model, about)
+kept, dropped = made or ([], [])
 generated_questions = capstone.generated_queries(kept)
-reasons = Counter(d.reason.split(":")[0] for d in dropped)  # "malformed reply: <the parser's message>"
-print(f"\nkept: {len(kept)} of {len(kept) + len(dropped)} targets, "
-      f"{stats.fmt_ci(*stats.wilson(len(kept), len(kept) + len(dropped)))}; dropped: {dict(reasons.most_common())}")
-pd.DataFrame([{"page": q.gold[0].doc, "generated question": q.question} for q in generated_questions[:6]])
+if made:
+    reasons = Counter(d.reason.split(":")[0] for d in dropped)  # "malformed reply: <the parser's message>"
+    print(f"\nkept: {len(kept)} of {len(kept) + len(dropped)} targets, "
+          f"{stats.fmt_ci(*stats.wilson(len(kept), len(kept) + len(dropped)))}; "
+          f"dropped: {dict(reasons.most_common())}")  # fmt: skip
+first_generated = pd.DataFrame([{"page": q.gold[0].doc, "generated question": q.question}
+                                for q in generated_questions[:6]])  # fmt: skip
+first_generated if made else None
 
 # %% [markdown]
 # Half the rows were dropped, most because the sentence the model "copied word for word" is not in the passage
@@ -185,7 +201,9 @@ for f in hybrid_found.values():
 # `borrowed` is the share of a question's terms that its gold chunk holds:
 
 # %%
-sets = capstone.question_sets(s, {"FAQ": s.queries, "generated": generated_questions}, ks=(3, 10))
+real_set = "FAQ" if bundled else "yours"  # the labelled questions' set
+asked = [q for q in s.queries if q.answerable]  # a question marked unanswerable has no evidence to find
+sets = capstone.question_sets(s, {real_set: asked, **({"generated": generated_questions} if made else {})}, ks=(3, 10))
 by_set = {}
 for name, frame in sets.groupby("set"):
     row = {"questions": len(frame)}
@@ -196,11 +214,14 @@ for name, frame in sets.groupby("set"):
 pd.DataFrame(by_set).T
 
 # %%
-faq, gen = (sets.loc[sets["set"] == name, "hit@10 (thr 3)"] for name in ("FAQ", "generated"))
-synthetic_gap = stats.interval_for("two independent proportions", (gen.tolist(), faq.tolist()))
-print("generated minus FAQ, hybrid hit@10 (thr 3), two different question sets (not paired): "
-      + stats.fmt_ci(synthetic_gap.estimate, synthetic_gap.low, synthetic_gap.high)
-      + f"; {synthetic_gap.method}; p {synthetic_gap.p:.4f}")  # fmt: skip
+faq, gen = (sets.loc[sets["set"] == name, "hit@10 (thr 3)"] for name in (real_set, "generated"))
+if made:
+    synthetic_gap = stats.interval_for("two independent proportions", (gen.tolist(), faq.tolist()))
+    print(f"generated minus {real_set}, hybrid hit@10 (thr 3), two different question sets (not paired): "
+          + stats.fmt_ci(synthetic_gap.estimate, synthetic_gap.low, synthetic_gap.high)
+          + f"; {synthetic_gap.method}; p {synthetic_gap.p:.4f}")  # fmt: skip
+else:
+    print(f"generated minus {real_set} skipped: Step 2 wrote no questions (no model)")
 
 # %% [markdown]
 # The warning of chapter 02 holds here too (whether more strongly than on the handbook is a comparison across
@@ -268,21 +289,25 @@ for f in rerank_found.values():
 # the first labels:
 
 # %%
-answers = capstone.answers(s, model, about, ranked=ranked)
-print(about.head)
-reference_labels = {q: row["label"] for q, row in pydocs.answer_labels().items()}
-rated = pydocs.answer_agreement()
-right_or_not = rated["right or not"]
-second_answers = pydocs.answer_labels(pydocs.root() / "answer_labels_second.jsonl")
-labels_iv = stats.interval_for("kappa", ([reference_labels[q] for q in sorted(second_answers)],
-                                         [second_answers[q]["label"] for q in sorted(second_answers)]))  # fmt: skip
-print(f"second rater, {rated['answers']} answers: agree on {rated['labels']['agree']} of the four labels "
-      f"(kappa {kappa_text(labels_iv)}); right or not, the one the "
-      f"2x2 uses: agree on {right_or_not['agree']} "
-      f"({stats.fmt_ci(right_or_not['raw'], *right_or_not['raw_ci'])})")  # fmt: skip
-for qid, first, second in rated["disagreements"]:
-    print(f"  {qid}: {first} / {second}")
-answers.assign(label=answers["qid"].map(reference_labels))[["question", "answer", "retrieved", "label"]].head(6)
+answers = own_folder.model_step("Step 5's answers", model, capstone.answers, s, model, about, ranked=ranked)
+reference_labels = None  # the bundled answers' reference labels; a folder has none (label them below)
+if answers is not None:
+    print(about.head)
+if answers is not None and bundled:
+    reference_labels = {q: row["label"] for q, row in pydocs.answer_labels().items()}
+    rated = pydocs.answer_agreement()
+    right_or_not = rated["right or not"]
+    second_answers = pydocs.answer_labels(pydocs.root() / "answer_labels_second.jsonl")
+    labels_iv = stats.interval_for("kappa", ([reference_labels[q] for q in sorted(second_answers)],
+                                             [second_answers[q]["label"] for q in sorted(second_answers)]))  # fmt: skip
+    print(f"second rater, {rated['answers']} answers: agree on {rated['labels']['agree']} of the four labels "
+          f"(kappa {kappa_text(labels_iv)}); right or not, the one the "
+          f"2x2 uses: agree on {right_or_not['agree']} "
+          f"({stats.fmt_ci(right_or_not['raw'], *right_or_not['raw_ci'])})")  # fmt: skip
+    for qid, first, second in rated["disagreements"]:
+        print(f"  {qid}: {first} / {second}")
+shown = None if answers is None else answers.assign(label=answers["qid"].map(reference_labels or {}))
+shown[["question", "answer", "retrieved", "label"]].head(6) if shown is not None else None
 
 # %% [markdown]
 # The disagreements listed were left as the first rater labelled them: the second rating measures the labels,
@@ -294,13 +319,21 @@ answers.assign(label=answers["qid"].map(reference_labels))[["question", "answer"
 from labkit.studies import labelling
 from labkit.ui import widgets
 
-answer_set, answer_items, answer_reference = labelling.pydocs_answers_set()
-print(answer_set.title, f"({len(answer_set.items)} answers; keys: {answer_set.keys})")
+answer_set = None
+if bundled and answers is not None:
+    answer_set, answer_items, answer_reference = labelling.pydocs_answers_set()
+elif answers is not None:
+    (answer_set, answer_items), answer_reference = own_folder.answers_set(s, answers), {}
+if answer_set is None:
+    print("Step 5's labelling skipped: no answers to label (no model)")
+else:
+    print(answer_set.title, f"({len(answer_set.items)} answers; keys: {answer_set.keys})")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-answer_labeller = widgets.Labeller.at(answer_set, lambda qid: widgets.answer_html(**answer_items[qid]),
-                                      labelling.store_path(answer_set.id), target=labelling.TARGET)  # fmt: skip
+answer_labeller = answer_set and widgets.Labeller.at(answer_set, lambda qid: widgets.answer_html(**answer_items[qid]),
+                                                     labelling.store_path(answer_set.id),
+                                                     target=min(labelling.TARGET, len(answer_set.items)))  # fmt: skip
 answer_labeller
 
 # %% [markdown]
@@ -324,28 +357,36 @@ print(stage_all, stage_kinds, sep="\n")
 # counted by your labels; otherwise by the reference labels, and the output says which:
 
 # %%
-mine = labelling.labels_for(answer_set, answer_reference)
-print("labels used:", mine.source)
-print(labelling.agreement_line(mine, answer_reference, labels=list(correctness.ANSWER_LABELS)))
-rated_answers = answers[answers["qid"].isin(list(mine.labels))]
-cells = capstone.two_by_two(rated_answers, mine.labels)
-print(cells.assign(share=[stats.fmt_ci(*r) for r in cells[["share", "low", "high"]].itertuples(index=False)])[
-    ["answers", "share"]].to_string())  # fmt: skip
-rated_traces = capstone.traces(s, rated_answers, mine.labels)
-gap = triage.stage_gap(rated_traces, capstone.READER_K, by="kind")  # the counts per cell
-by_kind = {kind: [t for t in rated_traces if t["kind"] == kind] for kind in stage_kinds.members}
-gap_found = {**trace_checks.stage_gap_findings({"all": rated_traces}, capstone.READER_K, stage_all),
-             **trace_checks.stage_gap_findings(by_kind, capstone.READER_K, stage_kinds)}  # fmt: skip
-fix_first = {name: ("cannot tell" if f.verdict != "resolved" else "retrieval" if f.estimate < 0 else "generation")
-             for name, f in gap_found.items()}  # fmt: skip
-gap_table = stats.findings_table(gap_found)[["estimate", "low", "high", "p", "verdict"]]
-for col in ("estimate", "low", "high"):  # as the finding's sentence prints them, so table and sentence agree
-    gap_table[col] = [f"{getattr(gap_found[name], col):.3f}" for name in gap_table.index]
-print(gap[["n", "OK", "GEN_FAIL", "LUCKY", "RET_FAIL"]]
-      .join(gap_table)
-      .assign(**{"fix first": pd.Series(fix_first)}).round(3).to_string())  # fmt: skip
-for f in gap_found.values():
-    print(f.sentence)
+mine = labelling.labels_for(answer_set, answer_reference) if answer_set else None
+rated_traces = None  # the traces of the rated answers, for Steps 9 and 10
+if mine is None:
+    print("Step 5's 2×2 skipped: no answers (no model)")
+elif not (bundled or mine.mine):
+    print(f"Step 5's 2×2 skipped: your folder has no reference labels; label at least {labelling.MIN_LABELS} "
+          "answers above, then run this cell again")
+else:
+    print("labels used:", mine.source)
+    print(labelling.agreement_line(mine, answer_reference, labels=list(correctness.ANSWER_LABELS)))
+    rated_answers = answers[answers["qid"].isin(list(mine.labels)) & answers["answerable"]]
+    cells = capstone.two_by_two(rated_answers, mine.labels)
+    print(cells.assign(share=[stats.fmt_ci(*r) for r in cells[["share", "low", "high"]].itertuples(index=False)])[
+        ["answers", "share"]].to_string())  # fmt: skip
+    rated_traces = capstone.traces(s, rated_answers, mine.labels)
+    gap = triage.stage_gap(rated_traces, capstone.READER_K, by="kind")  # the counts per cell
+    by_kind = {kind: [t for t in rated_traces if t["kind"] == kind] for kind in stage_kinds.members
+               if any(t["kind"] == kind for t in rated_traces)}  # fmt: skip
+    gap_found = {**trace_checks.stage_gap_findings({"all": rated_traces}, capstone.READER_K, stage_all),
+                 **trace_checks.stage_gap_findings(by_kind, capstone.READER_K, stage_kinds)}  # fmt: skip
+    fix_first = {name: ("cannot tell" if f.verdict != "resolved" else "retrieval" if f.estimate < 0 else "generation")
+                 for name, f in gap_found.items()}  # fmt: skip
+    gap_table = stats.findings_table(gap_found)[["estimate", "low", "high", "p", "verdict"]]
+    for col in ("estimate", "low", "high"):  # as the finding's sentence prints them, so table and sentence agree
+        gap_table[col] = [f"{getattr(gap_found[name], col):.3f}" for name in gap_table.index]
+    print(gap[["n", "OK", "GEN_FAIL", "LUCKY", "RET_FAIL"]]
+          .join(gap_table)
+          .assign(**{"fix first": pd.Series(fix_first)}).round(3).to_string())  # fmt: skip
+    for f in gap_found.values():
+        print(f.sentence)
 
 # %% [markdown]
 # With the reference labels (what the stored output shows), 35 of the 80 answers are right. The largest cell is
@@ -419,12 +460,16 @@ per_k = pd.concat({k: pd.Series(evidence_recall(ranked["hybrid"], s.queries, s.c
 per_k["type"] = per_k["qid"].map({q.qid: q.kind for q in s.queries})
 by_type = stats.group_means_ci(per_k, ["k", "type"], "ER@k")
 print(stats.fmt_ci_table(by_type).to_string())
-type_found = type_family.findings(
-    {f"k = {k}": tuple(per_k.loc[(per_k["k"] == k) & (per_k["type"] == kind), "ER@k"].tolist()
-                       for kind in ("fact", "synthesis")) for k in (1, 2, 5, 10)},
-    kind="two graded groups")  # fmt: skip
-for f in type_found.values():
-    print(f.sentence)
+missing_type = [kind for kind in ("fact", "synthesis") if not (per_k["type"] == kind).any()]
+if missing_type:
+    print(f"fact − synthesis skipped: no {missing_type[0]!r} question among yours (the kind field of the questions)")
+else:
+    type_found = type_family.findings(
+        {f"k = {k}": tuple(per_k.loc[(per_k["k"] == k) & (per_k["type"] == kind), "ER@k"].dropna().tolist()
+                           for kind in ("fact", "synthesis")) for k in (1, 2, 5, 10)},
+        kind="two graded groups")  # fmt: skip
+    for f in type_found.values():
+        print(f.sentence)
 
 # %% [markdown]
 # Both types hold more of their evidence at a larger *k*; that is a description, not a finding, since ER@*k*
@@ -444,13 +489,15 @@ for f in type_found.values():
 # holds a piece of the evidence, `no` otherwise.
 
 # %%
-relevance_set, relevance_items, relevance_reference = labelling.relevance_set()
+relevance_set, relevance_items, relevance_reference = (labelling.relevance_set() if bundled
+                                                       else own_folder.relevance_set(s, ranked))  # fmt: skip
 print(relevance_set.title, f"({len(relevance_set.items)} passages; keys: {relevance_set.keys})")
 
 # %%
 # NBVAL_IGNORE_OUTPUT
 relevance_labeller = widgets.Labeller.at(relevance_set, lambda qid: widgets.passage_html(**relevance_items[qid]),
-                                         labelling.store_path(relevance_set.id), target=labelling.TARGET)  # fmt: skip
+                                         labelling.store_path(relevance_set.id),
+                                         target=min(labelling.TARGET, len(relevance_set.items)))  # fmt: skip
 relevance_labeller
 
 # %% [markdown]
@@ -460,7 +507,11 @@ relevance_labeller
 
 # %%
 mine = labelling.labels_for(relevance_set, relevance_reference)
-print("labels used:", mine.source)
+if bundled or mine.mine:
+    print("labels used:", mine.source)
+else:  # on your folder the reference follows from your questions file's gold, not from an AI rater
+    print(f"labels used: the reference labels of {len(mine.labels)} items (from the gold of your questions file; "
+          f"you have {mine.n_mine} labels, fewer than {labelling.MIN_LABELS})")  # fmt: skip
 print(labelling.agreement_line(mine, relevance_reference, labels=list(labelling.RELEVANCE)))
 answers_first = [label == "answers" for label in mine.labels.values()]
 print("the first passage answers the question: " + stats.fmt_ci(*stats.wilson(sum(answers_first), len(answers_first)))
@@ -528,15 +579,18 @@ def structure_rows(setting, split=None):
 
 
 def verdict(here, there):
-    """holds / reversed / here only from the two corpora's findings; "not shown" when this corpus's is not."""
+    """holds / reversed / here only from the two corpora's findings; this corpus's own verdict ("not shown", or
+    "too few" questions for an interval) when it is not resolved."""
     if here.verdict != "resolved":
-        return "not shown"
+        return here.verdict
     side = (1 if there.estimate > 0 else -1) if there.verdict == "resolved" else 0
     return ("holds" if (here.estimate > 0) == (side > 0) else "reversed") if side else "here only"
 
 
 handbook_data = finding_data(hb.handbook(), structure_rows(hb.handbook(), "test"))
-chunk_here = tuple(by_chunking[v][1]["ER@k hybrid"] for v in ("sections + table header", "windows"))
+chunk_pairs = pd.concat([by_chunking[v][1]["ER@k hybrid"] for v in ("sections + table header", "windows")], axis=1)
+chunk_pairs = chunk_pairs.dropna()  # a question with no evidence (marked unanswerable) has no ER@k
+chunk_here = (chunk_pairs.iloc[:, 0], chunk_pairs.iloc[:, 1])
 here_data = finding_data(s, chunk_here)
 
 # two more: generated questions against real ones (chapter 02), and which stage fails more often (chapter 07)
@@ -548,18 +602,30 @@ handbook_traces = triage.reader_traces(h.queries, make_run(h.hybrid, h.queries, 
                                        rd.llm_reader(llm.Replay(llm.DEFAULT_MODEL)), answers_data.label_check(),
                                        {d: doc.text for d, doc in h.corpus.items()}, capstone.READER_K)  # fmt: skip
 handbook_data[NAMES[4]] = (easy.tolist(), real.tolist())
-here_data[NAMES[4]] = (gen.tolist(), faq.tolist())
+if made:  # no generated questions without a model: the finding is not measured here (the family keeps its six)
+    here_data[NAMES[4]] = (gen.tolist(), faq.tolist())
 found = {"handbook": handbook_family.findings(handbook_data, kind=KINDS),
          "here": here_family.findings(here_data, kind=KINDS)}
 # the stage gap by the one function chapters 07, 08 and 10 share, in the same family of six
 found["handbook"][NAMES[5]] = trace_checks.stage_gap_findings({NAMES[5]: handbook_traces}, capstone.READER_K,
                                                               handbook_family)[NAMES[5]]  # fmt: skip
-found["here"][NAMES[5]] = trace_checks.stage_gap_findings({NAMES[5]: capstone.traces(s, answers, reference_labels)},
-                                                          capstone.READER_K, here_family)[NAMES[5]]  # fmt: skip
+here_traces = capstone.traces(s, answers, reference_labels) if reference_labels is not None else rated_traces
+if here_traces:  # none without the reader's answers and their labels (Step 5)
+    found["here"][NAMES[5]] = trace_checks.stage_gap_findings({NAMES[5]: here_traces}, capstone.READER_K,
+                                                              here_family)[NAMES[5]]  # fmt: skip
+unmeasured = {NAMES[4]: "no model: Step 2 wrote no questions",
+              NAMES[5]: f"Step 5's answers need {labelling.MIN_LABELS} labels of yours" if answers is not None
+              else "no model: Step 5 wrote no answers"}  # fmt: skip
+for n in NAMES:
+    if n not in found["here"]:
+        print(f"{n}: not measured on this corpus ({unmeasured[n]})")
+NOT_MEASURED = "not measured"
 comparison = pd.DataFrame({
     "handbook": {n: stats.fmt_ci(f.estimate, f.low, f.high) for n, f in found["handbook"].items()},
-    "this corpus": {n: stats.fmt_ci(f.estimate, f.low, f.high) for n, f in found["here"].items()},
-    "verdict": {n: verdict(found["here"][n], found["handbook"][n]) for n in NAMES},
+    "this corpus": {n: stats.fmt_ci(found["here"][n].estimate, found["here"][n].low, found["here"][n].high)
+                    if n in found["here"] else NOT_MEASURED for n in NAMES},
+    "verdict": {n: verdict(found["here"][n], found["handbook"][n]) if n in found["here"] else NOT_MEASURED
+                for n in NAMES},
 })  # fmt: skip
 comparison
 
@@ -584,29 +650,36 @@ comparison
 # %%
 hit3 = at[3]["hit@k hybrid"]
 here_found = found["here"]
-stage_here = triage.stage_gap(capstone.traces(s, answers, reference_labels), capstone.READER_K, by="kind").loc["all"]
 
 
 def said(name):
-    """A finding of Step 9's family, as its verdict and interval."""
+    """A finding of Step 9's family, as its verdict and interval (a minus sign, not a hyphen)."""
+    if name not in here_found:
+        return f"{NOT_MEASURED} ({unmeasured[name]})"
     f = here_found[name]
-    return f"{f.verdict}, {stats.fmt_ci(f.estimate, f.low, f.high)} (among {f.family_size})"
+    return f"{f.verdict}, {stats.fmt_ci(f.estimate, f.low, f.high).replace('-', '−')} (among {f.family_size})"
 
 
+if here_traces:
+    stage_here = triage.stage_gap(here_traces, capstone.READER_K, by="kind").loc["all"]
+    labelled_by = "reference labels" if reference_labels is not None else "your labels"
+    triaged = (f"{int(stage_here['OK'] + stage_here['LUCKY'])} of {int(stage_here['n'])} answers right "
+               f"({labelled_by}); RET_FAIL {int(stage_here['RET_FAIL'])}, GEN_FAIL {int(stage_here['GEN_FAIL'])}; "
+               f"GEN_FAIL − RET_FAIL: {said(NAMES[5])}")  # fmt: skip
+else:
+    triaged = said(NAMES[5])
+second = f"second rater kappa {answerable_kappa} on answerable" if answerable_kappa else "no second rater"
 checklist = [
     ("1. A labelled set with slices and a dev/test split",
      f"{len(s.queries)} questions ({sum(q.split == 'dev' for q in s.queries)} dev), gold as character spans; "
-     f"second rater kappa {answerable_kappa} on answerable; {len(kept)} generated "
-     f"questions beside them (hit@10 generated minus FAQ: {said(NAMES[4])})"),
+     f"{second}; " + (f"{len(kept)} generated questions beside them (hit@10 generated minus {real_set}: "
+                      f"{said(NAMES[4])})" if made else f"no generated questions ({unmeasured[NAMES[4]]})")),
     ("2. Retrieval measured at the reader's k",
      f"hybrid hit@3 {stats.fmt_ci(*stats.wilson(int(hit3.sum()), len(hit3)))}, "
      f"nDCG@3 {stats.fmt_ci(*stats.bootstrap_ci(at[3]['nDCG@k hybrid']))}"),
     ("3. A reranker, trained on dev, reported on test",
      f"nDCG@3 against the hybrid's order: {rerank_found['reranked, trained here'].sentence}"),
-    ("4. Generation scored separately, then triaged",
-     f"{int(stage_here['OK'] + stage_here['LUCKY'])} of {int(stage_here['n'])} answers right (reference "
-     f"labels); RET_FAIL {int(stage_here['RET_FAIL'])}, GEN_FAIL {int(stage_here['GEN_FAIL'])}; GEN_FAIL − "
-     f"RET_FAIL: {said(NAMES[5])}"),
+    ("4. Generation scored separately, then triaged", triaged),
     ("5. Chunking tuned and confirmed on held-out questions",
      f"sections + table header − windows, hybrid ER@k: {said(NAMES[3])}"),
 ]  # fmt: skip
@@ -634,7 +707,7 @@ for step, what in checklist:
 #
 # ## Exercises
 #
-# **10.1** How many of the bundled corpus's FAQ questions are answerable from it?
+# **10.1** How many of this corpus's questions are answerable from it (on the bundled corpus, the FAQ's)?
 
 # %% tags=["solution"]
 answer_10_1 = answerable
@@ -652,12 +725,18 @@ answer_10_2 = round(float(at[3]["nDCG@k hybrid"].mean()), 3)
 check.exercise("10.2", answer_10_2, at=at)
 
 # %% [markdown]
-# **10.3** By the reference labels, how many of the reader's 80 answers are `RET_FAIL`: no chunk holding their
-# evidence among the three read, and not right? Count them from `answers` (its `retrieved` column) and
-# `reference_labels`, without `two_by_two`.
+# **10.3** By the reference labels, how many of the reader's answers on the bundled corpus are `RET_FAIL`: no
+# chunk holding their evidence among the three read, and not right? Count them from `answers` (its `retrieved`
+# column) and `reference_labels`, without `two_by_two`. (Your folder has no reference labels: there, compare your
+# count with the `RET_FAIL` row of Step 5's 2×2, counted by your labels.)
 
 # %% tags=["solution"]
-answer_10_3 = sum(not hit and reference_labels[q] != "right" for q, hit in zip(answers["qid"], answers["retrieved"]))
+answer_10_3 = (sum(not hit and reference_labels[q] != "right" for q, hit in zip(answers["qid"], answers["retrieved"]))
+               if reference_labels is not None else None)  # fmt: skip
 
 # %%
-check.exercise("10.3", answer_10_3, answers=answers, labels=reference_labels)
+if reference_labels is None:
+    print("Exercise 10.3 is written for the bundled corpus's answers and their reference labels; on your folder, "
+          "compare your count with the RET_FAIL row of Step 5's 2×2 (by your labels)")
+else:
+    check.exercise("10.3", answer_10_3, answers=answers, labels=reference_labels)

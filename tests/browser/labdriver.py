@@ -18,7 +18,6 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from types import SimpleNamespace
 
 import labkit
 from labkit.ui.widgets.explorer import html_cells, html_text
@@ -566,366 +565,39 @@ def cells(want: dict, output: str, attr: str = "cell") -> dict[str, str]:
     return dict(want[output][1].get(attr, []))
 
 
-# ---------------------------------------------------------------- chapter 03
-
-
-def playground(page, stem: str = "03_metrics_by_hand") -> ExplorerPage:
-    """The 03 playground, as the notebook creates it on the running example."""
-    from labkit.data.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
-    from labkit.ui import widgets
-
-    labkit.setup()  # the notebook's matplotlib style: Agg then draws the chart byte for byte as the kernel does
-    return ExplorerPage(page, stem, widgets.metrics_playground(RUNNING_GRADES, 5, 1, RUNNING_UNRETRIEVED))
-
-
-# ---------------------------------------------------------------- chapter 01
-
-CH01_STEM = "01_rrf_hybrid_retrieval"
-
-
-@functools.cache
-def ch01_inputs() -> SimpleNamespace:
-    """What 01_rrf_hybrid_retrieval builds before its widgets, rebuilt here once per session (~7 s).
-
-    ``runs`` are each retriever's top 100 per **dev** query, ``qrels`` and ``groups`` the dev queries' (the
-    explorer shows the dev split only); ``retrievers`` are the QuestionBox's three.
-    The dense vectors come from the committed cache in data/embeddings/, so nothing is embedded but queries.
-    """
-    from labkit.data.corpus import load_corpus, load_queries
-    from labkit.retrieval.retrievers import BM25Retriever, DenseRetriever, HybridRetriever, make_run
-    from labkit.text.chunking import chunk_corpus, spans_to_qrels
-
-    queries = load_queries()
-    dev = [q for q in queries if q.split == "dev"]
-    chunks = chunk_corpus(load_corpus(), 128, 32)
-    bm25, dense = BM25Retriever(chunks), DenseRetriever(chunks)
-    return SimpleNamespace(
-        queries={q.qid: q for q in queries},
-        qrels=spans_to_qrels(dev, chunks),
-        groups={q.qid: q.slice for q in dev},
-        runs={"bm25": make_run(bm25, dev, 100), "dense": make_run(dense, dev, 100)},
-        retrievers={"bm25": bm25, "dense": dense, "hybrid": HybridRetriever([bm25, dense], c=60)},
-        texts={c.id: c.text for c in chunks},
-    )
-
-
-def fusion_explorer(page, stem: str = CH01_STEM) -> ExplorerPage:
-    """01's FusionExplorer: the dev queries that have judgements, opened on hr-r09."""
-    from labkit.ui import widgets
-
-    inp = ch01_inputs()
-    questions = {qid: inp.queries[qid].search_text for qid in inp.qrels}
-    explorer = widgets.FusionExplorer(inp.runs, inp.qrels, inp.groups, questions, query="hr-r09", texts=inp.texts)
-    return ExplorerPage(page, stem, explorer)
-
-
-def question_box(page, stem: str = CH01_STEM) -> ExplorerPage:
-    """01's QuestionBox: the three retrievers' top 5 for one question."""
-    from labkit.ui import widgets
-
-    box = widgets.QuestionBox(ch01_inputs().retrievers, question="my vpn says certificate expired what do i do", k=5)
-    return ExplorerPage(page, stem, box)
-
-
-# ---------------------------------------------------------------- chapter 04
-
-CH04_STEM = "04_mrr_hit_rate_lost_in_the_middle"
-
-
-@functools.cache
-def ch04_runs() -> dict[str, dict[str, list[str]]]:
-    """The ``runs`` 04_mrr_hit_rate_lost_in_the_middle gives its CutoffExplorer: each retriever's top 20.
-
-    Same chunks (128/32) and retrievers as chapter 01 (the notebook's ``HybridRetriever([bm25, dense])`` is
-    ``ch01_inputs().retrievers["hybrid"]``: c=60, depth 100), so they are reused; the runs are made at depth 20
-    as the notebook does, not cut from chapter 01's top 100, so BM25's tie order is the notebook's own.
-    """
-    from labkit.retrieval.retrievers import make_run
-
-    inp = ch01_inputs()
-    queries = list(inp.queries.values())
-    return {name: make_run(r, queries, 20) for name, r in inp.retrievers.items()}
-
-
-@functools.cache
-def ch04_judgements() -> tuple[dict[str, dict[str, int]], dict[str, str]]:
-    """The ``qrels`` and slices 04's CutoffExplorer gets: every query's (chapter 01's cover its dev split only)."""
-    from labkit.text.chunking import spans_to_qrels
-
-    inp = ch01_inputs()
-    queries = list(inp.queries.values())
-    qrels = spans_to_qrels(queries, inp.retrievers["bm25"].chunks)
-    return qrels, {q.qid: q.slice for q in queries}
-
-
-def cutoff_explorer(page, stem: str = CH04_STEM) -> ExplorerPage:
-    from labkit.ui import widgets
-
-    qrels, groups = ch04_judgements()
-    return ExplorerPage(page, stem, widgets.CutoffExplorer(ch04_runs(), qrels, groups, k=5))
-
-
-@functools.cache
-def ch04_study():
-    """The notebook's position study: ``table`` (the 1.5B's recorded answers, reference-number rule), ``study``
-    (the contexts) and ``by_qid`` (the queries), rebuilt from the recording as the notebook builds them."""
-    from labkit.generation import llm
-    from labkit.generation import reader as rd
-    from labkit.judges import correctness
-    from labkit.studies import handbook as hb
-    from labkit.studies import position_study as ps
-
-    study = ps.study_contexts()
-    by_qid = hb.handbook().by_qid
-    reader = rd.llm_reader(llm.Replay(llm.DEFAULT_MODEL))
-    table = ps.run_study(ps.study_trials(study), reader, model="1.5B")
-    return ps.add_check(table, correctness.reference_rule("first"), by_qid), study, by_qid
-
-
-def position_explorer(page, stem: str = CH04_STEM) -> ExplorerPage:
-    from labkit.ui import widgets
-
-    table, study, by_qid = ch04_study()
-    return ExplorerPage(page, stem, widgets.PositionExplorer(table, study, by_qid, trial="gold at 5 of 10"))
-
-
-CH08_STEM = "08_case_study"
-
-
-@functools.cache
-def ch08_traces() -> list[dict]:
-    """08's ``traces``: the 1.5B's recorded answers over the hybrid (BM25 + dense, RRF c=60, top 100) top 3,
-    judged by the rater labels, rebuilt as the notebook builds them."""
-    from labkit.data.corpus import load_corpus
-    from labkit.generation import llm
-    from labkit.generation import reader as rd
-    from labkit.measures import fusion, triage
-    from labkit.retrieval.retrievers import make_run
-    from labkit.studies import answers_data
-    from labkit.text.chunking import spans_to_qrels
-
-    inp = ch01_inputs()
-    queries = list(inp.queries.values())
-    bm25, dense = inp.retrievers["bm25"], inp.retrievers["dense"]
-    hybrid = fusion.fuse_runs([make_run(bm25, queries, 100), make_run(dense, queries, 100)], c=60, top_n=100)
-    texts = {c.id: c.text for c in bm25.chunks}
-    corpus_texts = {d: doc.text for d, doc in load_corpus().items()}
-    model = rd.llm_reader(llm.Replay(llm.DEFAULT_MODEL))
-    qrels = spans_to_qrels(queries, bm25.chunks)
-    return triage.reader_traces(queries, hybrid, texts, qrels, model, answers_data.label_check(), corpus_texts, 3)
-
-
-def slice_triage_explorer(page, stem: str = CH08_STEM) -> ExplorerPage:
-    from labkit.ui import widgets
-
-    return ExplorerPage(page, stem, widgets.SliceTriageExplorer(ch08_traces(), 3, group="real", cell="RET_FAIL"))
-
-
-# ---------------------------------------------------------------- chapter 05
-
-CH05_STEM = "05_chunk_grid"
-GRID_TIMEOUT_S = 60.0  # a chunking the kernel has not built yet: chunk, index BM25, load cached vectors (1-3 s)
-
-
-@functools.cache
-def ch05_grid():
-    """The ``dev`` ChunkGrid 05_chunk_grid builds before its widget, rebuilt here once per session.
-
-    Building is lazy: each chunking is chunked and indexed on first use (chunk vectors from the cache in
-    data/embeddings/), and the first one also embeds the dev queries (2-5 s).
-    """
-    from labkit.data.corpus import load_corpus, load_queries
-    from labkit.retrieval.grid import ChunkGrid
-
-    return ChunkGrid(load_corpus(), load_queries(split="dev"), retrievers=("bm25", "dense"))
-
-
-def chunk_grid_explorer(page, stem: str = CH05_STEM) -> ExplorerPage:
-    """05's ChunkGridExplorer: sizes 64/128/256, overlaps 0/25/50 % (the explorer's defaults, as the notebook
-    passes them), opened on 128 words, 25 %, k = 10."""
-    from labkit.ui import widgets
-
-    explorer = widgets.ChunkGridExplorer(ch05_grid(), size=128, overlap_share=0.25, k=10)
-    return ExplorerPage(page, stem, explorer, timeout=GRID_TIMEOUT_S)
-
-
-# ---------------------------------------------------------------- chapter 04b
-
-CH04B_STEM = "04b_reranking"
-
-
-@functools.cache
-def ch04b_data():
-    """What 04b's explorer shows: rerank_study.explorer_data(), computed once per session (the learned reranker's
-    features and training, the model reranker's replayed scores: ~15 s)."""
-    from labkit.studies import rerank_study as rs
-
-    return rs.explorer_data()
-
-
-def rerank_explorer(page, stem: str = CH04B_STEM) -> ExplorerPage:
-    """04b's RerankExplorer as the notebook opens it: the model reranker, k1 = 10, k2 = 3, the first question."""
-    from labkit.studies import rerank_study as rs
-    from labkit.ui import widgets
-
-    return ExplorerPage(page, stem, widgets.RerankExplorer(ch04b_data(), k1=10, k2=3, reranker=rs.MODEL))
-
-
-# ---------------------------------------------------------------- chapter 07
-
-CH07_STEM = "07_triage"
-
-
-CH07_READERS = ["1.5B · rater label", "1.5B · reference number", "1.5B · lexical judge", "extractive control"]
-
-
-@functools.cache
-def _ch07_setting():
-    """What chapter 07's ``traces_for`` reads: the handbook setting, the hybrid run at depth 20, the checks."""
-    from types import SimpleNamespace
-
-    from labkit.generation import llm
-    from labkit.generation import reader as rd
-    from labkit.judges import correctness, faithfulness
-    from labkit.retrieval.retrievers import make_run
-    from labkit.studies import answers_data
-    from labkit.studies import handbook as hb
-
-    h = hb.handbook()
-    corpus_texts = {d: doc.text for d, doc in h.corpus.items()}
-    checks = {"rater label": answers_data.label_check(),
-              "reference number": correctness.reference_rule("first"),
-              "lexical judge": correctness.judge_check(faithfulness.lexical_judge, corpus_texts)}  # fmt: skip
-    labels = answers_data.correctness_labels().query("model == @llm.DEFAULT_MODEL and k == 3").set_index("qid")["why"]
-    return SimpleNamespace(h=h, run=make_run(h.hybrid, h.queries, 20), corpus_texts=corpus_texts, checks=checks,
-                           why=labels, model=rd.llm_reader(llm.Replay(llm.DEFAULT_MODEL)), k=hb.READER_K)  # fmt: skip
-
-
-@functools.cache
-def ch07_traces(k: int, reader: str) -> list[dict]:
-    """The notebook's ``traces_for(k, reader)``, the function its TriageExplorer wraps, computed here once each.
-
-    The 1.5B's recorded answers over the hybrid top 3 (``make_run(h.hybrid, queries, 20)``), judged by the hand
-    labels (with their reason), the reference-number rule (on the queries it can judge) or the lexical judge
-    against the gold; the extractive control at any k. The model at another k raises, as in the notebook.
-    """
-    from labkit.generation.positions import LexicalReader
-    from labkit.measures import triage
-
-    s = _ch07_setting()
-    h = s.h
-    if reader == "extractive control":
-        return triage.extractive_traces(h.queries, s.run, h.texts, h.qrels, LexicalReader(), s.corpus_texts, k)
-    if k != s.k:
-        raise ValueError(f"the 1.5B's answers are recorded at k = {s.k} (every query); set k to {s.k}, or pick "
-                         "the extractive control to sweep k")  # fmt: skip
-    name = reader.split(" · ")[1]
-    check = s.checks[name]
-    queries = [q for q in h.queries if name != "reference number" or check("", q) is not None]
-    traces = triage.reader_traces(queries, s.run, h.texts, h.qrels, s.model, check, s.corpus_texts, k)
-    for t in traces:
-        t["why"] = s.why[t["qid"]] if name == "rater label" else ""
-    return traces
-
-
-def triage_explorer(page, stem: str = CH07_STEM) -> ExplorerPage:
-    from labkit.ui import widgets
-
-    locked = {reader: 3 for reader in CH07_READERS if reader != "extractive control"}
-    return ExplorerPage(page, stem, widgets.TriageExplorer(ch07_traces, k=3, readers=CH07_READERS, recorded_k=locked))
-
-
-# ---------------------------------------------------------------- chapter 09
-
-CH09_STEM = "09_router_eval"
-ROUTING_TIMEOUT_S = 60.0  # a k the kernel has not computed yet: every query's prompt, tokenized (~2 s per k)
-
-
-@functools.cache
-def ch09_stats(k: int) -> dict[str, float]:
-    """The notebook's ``routing_stats(k)``, the function its RoutingExplorer wraps, computed here once per k.
-
-    Same queries, chunks (128/32) and ``make_run(HybridRetriever([bm25, dense]), queries, 20)`` as chapter 04
-    (``ch04_runs()["hybrid"]``: c=60, depth 100, made at depth 20), so they are reused; the chunk texts are
-    chapter 01's BM25 retriever's chunks; the line-up (windows, $ per 1M tokens) is the notebook's, from
-    labkit.data.toys.
-    """
-    from labkit.data.toys import ROUTER_COST, ROUTER_WINDOW
-    from labkit.measures import router
-    from labkit.retrieval.embeddings import count_tokens
-
-    inp = ch01_inputs()
-    queries = list(inp.queries.values())  # load_queries() order
-    texts = {c.id: c.text for c in inp.retrievers["bm25"].chunks}
-    prompts = router.rag_prompts(queries, ch04_runs()["hybrid"], texts, k)
-    tokens, estimates = count_tokens(prompts), [router.chars_over_4(p) for p in prompts]
-    return router.routing_at_k(tokens, estimates, ROUTER_WINDOW, ROUTER_COST)
-
-
-@functools.cache
-def ch09_outcomes():
-    """The notebook's ``outcomes`` (``cascade.cascade_table``: 0.5B first, 1.5B on a failed check, rater labels)
-    and its questions, rebuilt from the recordings as the notebook builds them."""
-    from labkit.generation import llm
-    from labkit.studies import answers_data, cascade
-    from labkit.studies import handbook as hb
-
-    h = hb.handbook()
-    sample = hb.reader_sample()
-    contexts = {qid: [h.texts[c] for c in ids] for qid, ids in hb.reader_contexts(sample).items()}
-    small = cascade.model_answers(sample, contexts, llm.Replay(llm.SMALL_MODEL))
-    large = cascade.model_answers(sample, contexts, llm.Replay(llm.DEFAULT_MODEL))
-    check = answers_data.label_check([llm.SMALL_MODEL, llm.DEFAULT_MODEL], sample)
-    return cascade.cascade_table(small, large, sample, contexts, check), {q.qid: q.search_text for q in sample}
-
-
-def cascade_explorer(page, stem: str = CH09_STEM) -> ExplorerPage:
-    from labkit.studies import cascade
-    from labkit.ui import widgets
-
-    outcomes, questions = ch09_outcomes()
-    first = next(q for q, r in outcomes.iterrows() if cascade.outcome_label(r) == "kept, not right")
-    return ExplorerPage(page, stem, widgets.CascadeExplorer(outcomes, questions, qid=first))
-
-
-def routing_explorer(page, stem: str = CH09_STEM) -> ExplorerPage:
-    from labkit.ui import widgets
-
-    return ExplorerPage(page, stem, widgets.RoutingExplorer(ch09_stats, k=5), timeout=ROUTING_TIMEOUT_S)
-
-
 # ---------------------------------------------------------------- a chapter's explorers, from its manifest
 
-DRIVERS = {
-    "metrics_playground": playground,
-    "FusionExplorer": fusion_explorer,
-    "QuestionBox": question_box,
-    "CutoffExplorer": cutoff_explorer,
-    "PositionExplorer": position_explorer,
-    "SliceTriageExplorer": slice_triage_explorer,
-    "ChunkGridExplorer": chunk_grid_explorer,
-    "RerankExplorer": rerank_explorer,
-    "TriageExplorer": triage_explorer,
-    "CascadeExplorer": cascade_explorer,
-    "RoutingExplorer": routing_explorer,
-}
-"""How the browser tests rebuild an explorer on the notebook's inputs, by the name a manifest lists (02's and 06's
-live in ch02driver / ch06driver; the labelling widget has its own test)."""
+
+@functools.cache
+def built_inputs(explorer) -> dict:
+    """What the notebook passes ``explorer`` (a manifest's :class:`labkit.chapters.Explorer`): its builder's
+    keyword arguments, built once per session (the builder the notebook itself calls)."""
+    labkit.setup()  # the notebook's matplotlib style: Agg then draws a chart byte for byte as the kernel does
+    return explorer.build_inputs()
+
+
+def inputs(number: str, widget: str) -> dict:
+    """:func:`built_inputs` of chapter ``number``'s explorer ``widget``."""
+    from labkit.chapters import chapter
+
+    return built_inputs(chapter(number).explorer(widget))
+
+
+def explorer_page(page, manifest, widget: str, stem: str | None = None) -> ExplorerPage:
+    """The explorer ``widget`` of chapter ``manifest`` on ``page``, and the same explorer built here as the notebook
+    builds it: ``widgets.<widget>(**inputs)`` from the manifest's input builder (on the widget's own defaults when
+    it has none). ``stem``: how failures name the page (default the chapter's notebook)."""
+    from labkit.ui import widgets
+
+    entry = manifest.explorer(widget)
+    explorer = getattr(widgets, widget)(**built_inputs(entry))
+    return ExplorerPage(page, stem or manifest.stem, explorer, timeout=entry.timeout or WIDGET_TIMEOUT_S)
 
 
 def drivers_for(page, manifest) -> list[ExplorerPage]:
-    """The explorers a chapter's manifest lists, as :class:`ExplorerPage` objects on ``page``: each by its driver
-    above, or, for an explorer no driver knows, built by ``widgets.<name>()`` on its own default inputs (so a new
-    chapter whose explorer needs no inputs is driven from its manifest alone)."""
-    from labkit.ui import widgets
+    """Every explorer a chapter's manifest lists, as :class:`ExplorerPage` objects on ``page`` (the labelling
+    widget, built by its chapter around a label set, is driven by test_labelling_in_lab.py)."""
+    return [explorer_page(page, manifest, e.widget) for e in manifest.explorers if e.widget != LABELLER]
 
-    out = []
-    for name in manifest.explorers:
-        if name == "Labeller":
-            continue
-        if name in DRIVERS:
-            out.append(DRIVERS[name](page, manifest.stem))
-        else:
-            labkit.setup()
-            out.append(ExplorerPage(page, manifest.stem, getattr(widgets, name)()))
-    return out
+
+LABELLER = "Labeller"

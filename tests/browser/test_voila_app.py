@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from labdriver import playground
+from labdriver import explorer_page
+
+from labkit.chapters import chapter
 
 pytestmark = pytest.mark.browser
 
@@ -18,7 +20,7 @@ def test_voila_serves_the_03_playground(start_voila, page):
     # Voila streams the page while it executes the notebook, so the "load" event only fires once every cell
     # has run; wait for the first bytes instead and give the rendering itself a generous, explicit timeout.
     page.goto(server.url + "/", wait_until="commit", timeout=VOILA_RENDER_TIMEOUT_MS)
-    pg = playground(page, f"{stem} (Voila)")
+    pg = explorer_page(page, chapter("03"), "metrics_playground", stem=f"{stem} (Voila)")
     try:
         expect(pg.root.locator('.lk-value[data-metric="nDCG@k"]')).to_be_visible(timeout=VOILA_RENDER_TIMEOUT_MS)
     except AssertionError as err:

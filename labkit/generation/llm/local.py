@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from labkit.core import files
 from labkit.core.cache import cache_dir, default_cache_dir
 from labkit.core.guard import check_model_call
 from labkit.generation.llm.base import Client
@@ -76,14 +77,6 @@ def spec(model: str) -> ModelSpec:
     return MODELS[name]
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 22):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _target(s: ModelSpec) -> Path:
     folder = cache_dir("models")
     if folder is None:
@@ -102,7 +95,7 @@ def _verified(path: Path, s: ModelSpec) -> bool:
     mark = f"{s.sha256} {st.st_size} {st.st_mtime_ns}"
     if stamp.is_file() and stamp.read_text().strip() == mark:
         return True
-    if _sha256(path) != s.sha256:
+    if files.sha256_of(path) != s.sha256:
         return False
     stamp.write_text(mark + "\n")
     return True

@@ -4,7 +4,9 @@ Taught in 03_metrics_by_hand (intervals, comparisons, the rules they come with) 
 used by every chapter that reports a figure per slice or compares two systems.
 
 - :mod:`labkit.measures.stats.intervals` — one number: a bootstrap interval for a mean, a Wilson interval for a
-  proportion, per-slice tables of them.
+  proportion, a table of them formatted.
+- :mod:`labkit.measures.stats.slices` — per-slice means with intervals (``group_means_ci``, ``mean_ci``): Wilson,
+  bootstrap, or the findings helper's sparse and rule bounds where resampling would pin an end.
 - :mod:`labkit.measures.stats.compare` — two numbers: the interval of a difference (paired or two-sample), Newcombe for
   two proportions, a permutation p, Holm's adjustment and simultaneous intervals for a scan, the interaction
   test for "A suffers more than B".
@@ -38,3 +40,4 @@ from labkit.measures.stats.judges import *  # noqa: F403
 from labkit.measures.stats.maxt import *  # noqa: F403
 from labkit.measures.stats.multirater import *  # noqa: F403
 from labkit.measures.stats.raters import *  # noqa: F403
+from labkit.measures.stats.slices import *  # noqa: F403

@@ -14,9 +14,10 @@ question:
 - "A suffers more than B" (a model loses more from short to long prompts than another): that is a difference
   of differences, :func:`interaction_ci`, never two separate tests, one resolved and one not.
 - A p-value, where a chapter reports one: :func:`permutation_p`, exact for small samples.
-- A cell that scans several comparisons: :func:`compare_many` prints how many, adjusts the p-values with
-  :func:`holm` (Holm 1979: controls the chance of any false "resolved" at 5 %), and gives simultaneous
-  (Bonferroni) intervals beside the plain ones.
+- A cell that scans several comparisons, or any comparison a chapter states a verdict on: a
+  :class:`findings.Family` declared before the numbers are read (``findings.compare_many`` for a table of them),
+  whose verdict, simultaneous interval and adjusted p agree by construction. :func:`holm` is here to be taught
+  (Holm 1979: the chance of any false "resolved" stays at most 5 %); no helper in this module decides a verdict.
 
 An interval that holds 0 *bounds* the effect (it is no larger than its ends); it never shows the effect is 0.
 """

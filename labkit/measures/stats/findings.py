@@ -34,8 +34,8 @@ the null (``tests/test_findings.py`` checks it on seeded random families and on 
 2. **Every other member** (a proportion, two proportions, paired 0/1, a kappa, two graded groups, a derived
    figure; a mean with too few items or all values equal; a mean whose items so rarely differ that a resample
    without any spread, and so an infinite |t|, is likelier than a tenth of its share of alpha — it gets paired
-   Newcombe for 0/1 pairs, else the percentile bootstrap, and says so) gets the interval of its kind
-   (:func:`kinds.interval_for`) at the Bonferroni share ``alpha / m``, and ``p = min(1, m · p)`` where ``p``
+   Newcombe for 0/1 pairs, else the sparse bound of :func:`kindbase.sparse`, and says so) gets the interval of its
+   kind (:func:`kinds.interval_for`) at the Bonferroni share ``alpha / m``, and ``p = min(1, m · p)`` where ``p``
    inverts that interval. The max-|t| part keeps the rest, ``alpha · m_R / m`` for its ``m_R`` members. The chance
    of any false "resolved" in the family stays at most ``alpha``.
 3. A member with fewer than ``min_n`` items gets no interval and the verdict "too few"; it still counts in ``m``
@@ -45,7 +45,10 @@ the null (``tests/test_findings.py`` checks it on seeded random families and on 
    resamples and the number needed: the level is never capped in silence.
 
 :func:`finding` outside a declared family gives a *lead*: uncorrected, picked after looking, and said so. A
-"not shown" never says "no effect": its sentence says what the interval rules out.
+"not shown" never says "no effect": its sentence says what the interval rules out. An end on the null itself (a
+percentile end pinned by resamples that land on it) holds the null and rules out nothing beyond it, and the
+sentence says so; an end near the null is printed with the digits that keep it apart (``[0.0004, 0.100]``, never
+``[0.000, 0.100]`` beside "resolved"). A symmetric bootstrap-t interval is cut to the range its mean can take.
 """
 
 from __future__ import annotations
@@ -61,17 +64,19 @@ from labkit.core import args
 from labkit.measures.stats.kindbase import (
     Interval,
     alpha_of,
+    clipped,
     flat_chance,
     max_t_words,
     paired_differences,
     reconcile,  # fmt: skip
+    score_range,
     shifted,
 )
-from labkit.measures.stats.kinds import KINDS, MIN_N, SPARSE, interval, interval_for
+from labkit.measures.stats.kinds import KINDS, MIN_N, SPARSE, fmt_interval, interval, interval_for
 from labkit.measures.stats.maxt import max_t_bootstrap
 
 __all__ = ["compare_many", "Finding", "Family", "finding", "derived_finding", "findings_table", "interval_for",
-           "KINDS", "MIN_N", "VERDICTS"]  # fmt: skip
+           "fmt_interval", "KINDS", "MIN_N", "VERDICTS"]  # fmt: skip
 
 VERDICTS = ("resolved", "not shown", "too few")
 DIFFERENCES = ("two independent proportions", "paired 0/1", "paired graded", "two graded groups")
@@ -86,6 +91,22 @@ def _num(x: float, digits: int, signed: bool = False) -> str:
     """``0.073``, ``−0.031`` (a minus sign, not a hyphen), ``+0.071`` when ``signed``."""
     text = f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
     return text.replace("-", "−")
+
+
+def _end(x: float, null: float, digits: int, signed: bool = False) -> str:
+    """An interval's end, with as many more digits (up to 6, then 3 significant) as it takes not to print as the
+    null it differs from: a resolved low of 0.0004 reads ``0.0004``, never ``0.000`` (which holds 0 as printed)."""
+    if x == null:
+        return _num(x, digits, signed)
+    for d in range(digits, 7):
+        if float(f"{x:.{d}f}") != float(f"{null:.{d}f}"):
+            return _num(x, d, signed)
+    return (f"{x:+.2e}" if signed else f"{x:.2e}").replace("-", "−")
+
+
+def _touches(x: float, null: float) -> bool:
+    """An end on the null itself (a percentile end pinned by resamples that land on it): it holds the null."""
+    return abs(x - null) <= 1e-12 * (1 + abs(null))
 
 
 @dataclass(frozen=True)
@@ -125,23 +146,33 @@ class Finding:
             where = f" ({self.family}: one of {self.family_size} declared)" if self.family else ""
             return f"too few: {self.name}: {self.details.get('too few', self.method)}, so no interval is given{where}"
         signed = self.kind in DIFFERENCES or (self.low is not None and self.low < 0)  # a derived difference too
-        high = "1" if self.one_sided and self.high == 1.0 else _num(self.high, d)
-        ci = f"{_num(self.estimate, d)} [{_num(self.low, d)}, {high}]"
+        high = "1" if self.one_sided and self.high == 1.0 else _end(self.high, self.null, d)
+        ci = f"{_num(self.estimate, d)} [{_end(self.low, self.null, d)}, {high}]"
         against = f" against {self.null:g}" if self.null != 0 or self.kind not in DIFFERENCES else ""
         tag = TAGS[self.kind]
-        if self.method.startswith("rule bound") or "decided alone" in self.method:
-            tag = next(t for t in ("rule bound", "paired Newcombe", "percentile bootstrap") if t in self.method)
+        if self.method.startswith("rule bound") or "decided alone" in self.method or "sparse bound" in self.method:
+            tag = next(t for t in ("rule bound", "paired Newcombe", "sparse bound", "percentile bootstrap")
+                       if t in self.method)  # fmt: skip
         if self.details.get("max-t"):
             tag = "max-|t| bootstrap"
         elif self.family and self.family_size > 1:
             tag += ", Bonferroni"
         p = "< 0.001" if self.p < 0.001 else f"= {self.p:.3f}"
-        ends = []  # an end at the edge of what the number can take rules nothing out
+        ends, on = [], []  # an end at the edge of what the number can take, or on the null, rules nothing out
         if not self.one_sided and self.high < 1.0:
-            ends.append(f"more than {_num(self.high, d, signed)}")
+            if _touches(self.high, self.null):
+                on.append("upper")
+            else:
+                ends.append(f"more than {_end(self.high, self.null, d, signed)}")
         if self.low > (-1.0 if signed else 0.0):
-            ends.append(f"less than {_num(self.low, d, signed)}")
+            if _touches(self.low, self.null):
+                on.append("lower")
+            else:
+                ends.append(f"less than {_end(self.low, self.null, d, signed)}")
         rules_out = " and ".join(ends) or "nothing: the interval spans every value"
+        if on:
+            side = {"upper": "above", "lower": "below"}[on[0]]
+            rules_out += f" (its {on[0]} end sits on {self.null:g}: nothing {side} {self.null:g} is ruled out)"
         share = self.details.get("undefined share")
         extra = f"; {share:.1%} of resamples undefined, left out" if share else ""
         sided = ", one-sided" if self.one_sided else ""
@@ -276,9 +307,12 @@ class Family:
             for j, name in enumerate(joint):
                 shift = float(_each(null, name) or 0.0)
                 low, high = shifted(mt["low"][j], mt["high"][j], shift, mt["resolved"][j])
-                iv = Interval(kinds[name], mt["mean"][j] + shift, low, high,
-                              float(mt["p"][j]), mt["resolved"][j], words, len(values[j]), shift, float(1 - share),
-                              p_exact=mt["p"][j])  # fmt: skip
+                paired = kinds[name] == "paired graded"
+                raw = [*data[name][0], *data[name][1]] if paired else list(data[name])
+                low, high, cut = clipped(low, high, score_range(raw, _each(bounds, name), paired), shift)
+                iv = Interval(kinds[name], mt["mean"][j] + shift, low, high, float(mt["p"][j]), mt["resolved"][j],
+                              words + ("; cut to the range the mean can take" if cut else ""), len(values[j]), shift,
+                              float(1 - share), p_exact=mt["p"][j])  # fmt: skip
                 out[name] = _from(name, iv, Fraction(m, len(joint)), self.alpha, self.name, m,
                                   {"max-t": True, "critical |t|": mt["c"]})  # fmt: skip
         for name in data:

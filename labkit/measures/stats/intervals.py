@@ -5,8 +5,8 @@
 - :func:`wilson` — the Wilson score interval of a proportion (Wilson 1927): for any share of items (a pass rate,
   a TPR), right at small n and at 0/n or n/n, where the percentile bootstrap collapses to a point.
 - :func:`normal_interval` — the textbook ``p ± 1.96·sqrt(p(1−p)/n)``, shown so the chapters can say why not.
-- :func:`group_means_ci` / :func:`fmt_ci_table` — per-slice means with bootstrap intervals, for every chapter
-  that reports a figure per slice (most slices hold well under 100 queries).
+- :func:`fmt_ci_table` — a table of means with intervals, formatted (the per-slice means themselves are in
+  :mod:`labkit.measures.stats.slices`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 from labkit import SEED
 from labkit.core import args
 
-__all__ = ["bootstrap_ci", "wilson", "normal_interval", "fmt_ci", "group_means_ci", "mean_ci", "fmt_ci_table", "bools"]
+__all__ = ["bootstrap_ci", "wilson", "normal_interval", "fmt_ci", "fmt_ci_table", "bools"]
 
 
 def bools(name: str, values: Any) -> list[bool]:
@@ -94,74 +94,6 @@ def fmt_ci(estimate: float | None, low: float | None, high: float | None, digits
     if low is None or high is None:
         return f"{estimate:.{digits}f}"
     return f"{estimate:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
-
-
-def mean_ci(values: Any, n: int = 2000, level: float = 0.95, seed: int = SEED) -> tuple[float, float, float]:
-    """``(mean, low, high)`` of one sample, with the interval :func:`group_means_ci` would give it: Wilson when
-    every value is 0 or 1 (a proportion), else the percentile bootstrap."""
-    values = [float(v) for v in args.sequence("values", values, allow_empty=False, example="[1, 0, 1]")]
-    if all(v in (0.0, 1.0) for v in values):
-        return wilson(int(sum(values)), len(values), level)
-    return bootstrap_ci(values, n=n, level=level, seed=seed)
-
-
-def group_means_ci(
-    frame: Any,
-    by: str | Sequence[str],
-    columns: str | Sequence[str],
-    n: int = 2000,
-    level: float = 0.95,
-    seed: int = SEED,
-    proportions: str | Sequence[str] = "auto",
-) -> Any:
-    """Per-group means with 95 % intervals: the per-slice table with its uncertainty.
-
-    ``frame`` holds one row per item (usually per query); ``by`` names the grouping column(s) and ``columns``
-    the per-item values to average (a 0/1 hit or a reciprocal rank). Returns one row per group with, for each
-    column ``c``: ``c`` (the mean), ``c low`` and ``c high``, and ``n`` (the group's size).
-
-    A column of 0/1 values is a **proportion** (hit@k, a right answer) and gets the Wilson interval: a
-    percentile bootstrap of a group that is all 1 has zero width ("[1.000, 1.000]") although a few dozen items
-    cannot show a rate of exactly 1. ``proportions="auto"`` treats every column whose values are all 0 or 1
-    across the whole frame as one; pass a list of names to choose, or ``()`` for the bootstrap everywhere.
-    Every other column gets the percentile bootstrap over the group's items, each group resampled with the same
-    seed, so a table is reproducible cell by cell.
-    """
-    import pandas as pd
-
-    if not isinstance(frame, pd.DataFrame):
-        raise ValueError(f"frame must be a pandas DataFrame with one row per item, got {type(frame).__name__}")
-    by_cols = [by] if isinstance(by, str) else list(by)
-    cols = [columns] if isinstance(columns, str) else list(columns)
-    if not cols:
-        raise ValueError("columns must name at least one column to average")
-    missing = [c for c in by_cols + cols if c not in frame.columns]
-    if missing:
-        raise ValueError(f"frame has no column(s) {missing}; it has {list(frame.columns)}")
-    if frame.empty:
-        raise ValueError("frame is empty: there is nothing to average")
-    if proportions == "auto":
-        shares = {c for c in cols if frame[c].astype(float).isin((0.0, 1.0)).all()}
-    else:
-        shares = set(args.strings("proportions", proportions, example='["hit@3"] or "auto"'))
-        unknown = shares - set(cols)
-        if unknown:
-            raise ValueError(f"proportions names {sorted(unknown)}, which are not among columns {cols}")
-    rows = []
-    for key, group in frame.groupby(by_cols, sort=True):
-        row: dict[str, Any] = dict(zip(by_cols, key if isinstance(key, tuple) else (key,), strict=True))
-        row["n"] = len(group)
-        for c in cols:
-            values = group[c].astype(float)
-            if c in shares:
-                if not values.isin((0.0, 1.0)).all():
-                    raise ValueError(f"proportions names {c!r}, whose values are not all 0 or 1")
-                row[c], row[f"{c} low"], row[f"{c} high"] = wilson(int(values.sum()), len(values), level)
-            else:
-                row[c], row[f"{c} low"], row[f"{c} high"] = bootstrap_ci(values, n=n, level=level, seed=seed)
-        rows.append(row)
-    out = pd.DataFrame(rows).set_index(by_cols)
-    return out[["n"] + [x for c in cols for x in (c, f"{c} low", f"{c} high")]]
 
 
 def fmt_ci_table(table: Any, digits: int = 3) -> Any:

@@ -4,9 +4,9 @@
   it calls fail), accuracy, and the counts behind each.
 - :func:`judge_report` — the same for every judge column of a table, each rate with its interval (Wilson by
   default): the one judge-vs-labels report of chapters 02, 06, 07 and 09.
-- :func:`compare_judges` — is one judge better than others *on the same items*? The paired difference of
-  Youden's J per pair, with a bootstrap interval that resamples the items within each true class, and
-  simultaneous intervals for the scan (the count of comparisons is in ``frame.attrs``).
+- Is one judge better than another *on the same items*? That is a finding: the difference of their Youden's J
+  as :func:`findings.derived_finding` with ``strata=`` the truth (the items resampled within each true class), in
+  a declared :class:`findings.Family` when several are compared.
 - :func:`rogan_gladen` — the pass rate corrected for the judge's errors (Rogan & Gladen 1978):
   ``θ = (p_obs + TNR − 1) / (TPR + TNR − 1)``, clipped to [0, 1]; undefined when ``TPR + TNR <= 1`` (a judge no
   better than a coin says nothing about the true rate). It assumes the judge's TPR and TNR on the labelled set
@@ -24,7 +24,7 @@ from labkit import SEED
 from labkit.core import args
 from labkit.measures.stats.intervals import bools, bootstrap_ci, wilson
 
-__all__ = ["judge_rates", "judge_report", "compare_judges", "rogan_gladen", "corrected_rate_ci", "label_budget"]
+__all__ = ["judge_rates", "judge_report", "rogan_gladen", "corrected_rate_ci", "label_budget"]
 
 
 def judge_rates(predicted_pass: Sequence[bool], true_pass: Sequence[bool]) -> dict[str, Any]:
@@ -137,65 +137,6 @@ def judge_report(
     report = pd.DataFrame(rows).set_index("judge")
     report.attrs["ends"] = ends
     return report
-
-
-def _youden(pred: Any, true: Any) -> Any:
-    """J per bootstrap row: ``pred`` and ``true`` are boolean arrays of shape (resamples, items)."""
-    tpr = (pred & true).sum(axis=-1) / true.sum(axis=-1)
-    tnr = (~pred & ~true).sum(axis=-1) / (~true).sum(axis=-1)
-    return tpr + tnr - 1
-
-
-def compare_judges(
-    table: Any,
-    judge: str,
-    against: Sequence[str],
-    truth: str,
-    passes: Any = True,
-    n: int = 2000,
-    level: float = 0.95,
-    seed: int = SEED,
-) -> Any:
-    """``judge``'s Youden J minus each of ``against``'s, on the same items of ``table``: one row per pair.
-
-    J = TPR + TNR − 1 is what a judge is chosen by (and what the Rogan–Gladen correction divides by). Two judges
-    read the same labelled items, so their J difference is paired: each bootstrap resample draws the items
-    with replacement *within each true class* (the true passes and the true fails keep their counts, so TPR
-    and TNR stay defined) and computes both judges' J on the same draw. Columns: both J, ``difference`` with
-    its interval (``low``, ``high``), the simultaneous interval of the scan (``sim low``, ``sim high``:
-    Bonferroni, all ``m`` pairs covered together with probability ``level``) and ``resolved`` (the simultaneous
-    interval excludes 0). ``frame.attrs["comparisons"]`` is ``m``. A judge value that is None/NaN fails the
-    item (an unreadable reply is a judge error).
-    """
-    import numpy as np
-    import pandas as pd
-
-    against = args.strings("against", against, allow_empty=False, unique=True, example='["1.5B", "0.5B"]')
-    if judge in against:
-        raise ValueError(f"against must not contain the judge itself ({judge!r})")
-    report = judge_report(table, [judge, *against], truth, passes)  # checks the columns and the labels
-    level = args.finite_number("level", level, minimum=0.5, maximum=0.999)
-    n = args.whole_number("n", n, minimum=100, maximum=100_000)
-    m = len(against)
-    true = (table[truth] == passes).to_numpy()
-    says = {name: np.array([(not pd.isna(v)) and v == passes for v in table[name]]) for name in [judge, *against]}
-    rng = np.random.default_rng(seed)
-    pos, neg = np.flatnonzero(true), np.flatnonzero(~true)
-    draw = np.concatenate([rng.choice(pos, (n, len(pos))), rng.choice(neg, (n, len(neg)))], axis=1)
-    base = _youden(says[judge][draw], true[draw])
-    rows = []
-    for other in against:
-        boots = base - _youden(says[other][draw], true[draw])
-        low, high = np.quantile(boots, [(1 - level) / 2, 1 - (1 - level) / 2])
-        sim_low, sim_high = np.quantile(boots, [(1 - level) / (2 * m), 1 - (1 - level) / (2 * m)])
-        diff = report.loc[judge, "J"] - report.loc[other, "J"]
-        rows.append({"pair": f"{judge} - {other}", f"J {judge}": report.loc[judge, "J"],
-                     "J other": report.loc[other, "J"], "difference": diff, "low": float(low), "high": float(high),
-                     "sim low": float(sim_low), "sim high": float(sim_high),
-                     "resolved": bool(sim_low > 0 or sim_high < 0)})  # fmt: skip
-    frame = pd.DataFrame(rows).set_index("pair")
-    frame.attrs["comparisons"] = m
-    return frame
 
 
 def rogan_gladen(p_observed: float, tpr: float, tnr: float) -> float | None:

@@ -5,9 +5,13 @@
 - :func:`closed` — a closed-form interval (a function of the normal quantile ``z``) and the p that inverts it.
 - :func:`rule` — the bound when every value is equal: at most Wilson's bound for "0 of n differ" may differ, anywhere
   in the score's range; never ``[x, x]``.
+- :func:`sparse` — the bound of a mean whose items mostly share one value ``v`` (too few differ for the
+  bootstrap-t): the shares above and below ``v`` each at Wilson's bound, anywhere in the score's range. A
+  bootstrap of such items pins an end at ``v`` exactly (every resample in which nothing differs gives ``v``).
 - :func:`percentile` — the order-statistic percentile interval and the p counted from the same resamples:
   with ``k = floor(tail · (B + 1))``, the ends are the ``k``-th smallest and largest resamples and
-  ``p = 2 · (min(#<= null, #>= null) + 1) / (B + 1)``, so ``p <= alpha`` exactly when ``null`` lies outside.
+  ``p = 2 · (min(#<= null, #>= null) + 1) / (B + 1)``, so ``p <= alpha`` exactly when ``null`` lies outside: an
+  end that equals ``null`` holds it, never excludes it.
 """
 
 from __future__ import annotations
@@ -19,12 +23,18 @@ from fractions import Fraction
 from typing import Any
 
 from labkit.core import args
+from labkit.measures.stats.compare import permutation_p
 from labkit.measures.stats.maxt import MIN_TAIL, needed_resamples
-from labkit.measures.stats.score import inverted_p, z_of
+from labkit.measures.stats.score import inverted_p, wilson_z, z_of
 
-__all__ = ["Interval", "Ctx", "alpha_of", "reconcile", "binary", "two", "aligned", "paired_differences", "span",
-           "too_few", "closed", "rule", "percentile", "boot_means", "max_t_words", "shifted",
-           "flat_chance"]  # fmt: skip
+__all__ = ["SPARSE", "Interval", "Ctx", "alpha_of", "reconcile", "binary", "two", "aligned", "paired_differences",
+           "span", "too_few", "closed", "rule", "share_bound", "sparse", "percentile", "boot_means", "max_t_words",
+           "shifted", "flat_chance", "score_range", "clipped"]  # fmt: skip
+
+SPARSE = 10
+"""A mean leaves the bootstrap-t when a resample without spread has a chance above ``alpha / SPARSE``: such a
+resample's |t| is infinite, and more of them than the tail would make the critical value infinite. Two graded
+groups leave the percentile bootstrap on the same count: its resamples without spread pin an end."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +110,29 @@ def shifted(low: float, high: float, null: float, resolved: bool) -> tuple[float
     return low, high
 
 
+def score_range(raw: Any, bounds: Any, difference: bool) -> tuple[float, float] | None:
+    """The range a mean (``difference``: of paired differences) can take: from ``bounds``, else [0, 1] when every
+    raw score lies in it, else ``None`` (unknown: nothing is cut)."""
+    import numpy as np
+
+    if bounds is None:
+        raw = np.asarray(raw, dtype=float)
+        if raw.size == 0 or float(raw.min()) < 0 or float(raw.max()) > 1:
+            return None
+    lo, hi = span([], bounds, check=False)
+    return (lo - hi, hi - lo) if difference else (lo, hi)
+
+
+def clipped(low: float, high: float, limits: tuple[float, float] | None, null: float) -> tuple[float, float, bool]:
+    """A symmetric interval (mean ± c·se) cut to the range its mean can take (R@20 0.956 ± 0.045 is [0.911, 1],
+    not [0.911, 1.001]): every value cut off is impossible, so coverage is kept; with ``null`` inside the range the
+    verdict cannot change. Returns ``(low, high, cut)``."""
+    if limits is None or not limits[0] <= null <= limits[1]:
+        return low, high, False
+    new = max(low, limits[0]), min(high, limits[1])
+    return new[0], new[1], new != (low, high)
+
+
 def flat_chance(x: Any) -> float:
     """The chance that a bootstrap resample of ``x`` holds one value only: ``sum over values v of share(v)^n``."""
     from collections import Counter
@@ -149,13 +182,14 @@ def paired_differences(data: Any) -> tuple[Any, Any]:
     return np.asarray(args.numbers("a", a), float) - np.asarray(args.numbers("b", b), float), key
 
 
-def span(values: Any, bounds: Any, difference: bool = False) -> tuple[float, float]:
-    """The range one item (or one difference) can take: ``bounds``, by default [0, 1]."""
+def span(values: Any, bounds: Any, difference: bool = False, check: bool = True) -> tuple[float, float]:
+    """The range one item (or one difference) can take: ``bounds``, by default [0, 1]; ``check``: every value
+    equals ``values[0]`` and must lie within it."""
     lo, hi = (0.0, 1.0) if bounds is None else (float(bounds[0]), float(bounds[1]))
     if not lo < hi:
         raise ValueError(f"bounds must be (low, high) with low < high, got {bounds}")
     out = (lo - hi, hi - lo) if difference else (lo, hi)
-    if min(values) < out[0] or max(values) > out[1]:
+    if check and (min(values) < out[0] or max(values) > out[1]):
         raise ValueError(f"every value equals {values[0]:g}, outside {out}: pass bounds=(low, high), the range one "
                          "item's score can take, so the rule bound knows how far an unseen item may lie")  # fmt: skip
     return out
@@ -189,6 +223,57 @@ def rule(kind: str, est: float, n: int, limits: tuple[float, float], ctx: Ctx) -
     return closed(kind, est, at, ctx, n, words)
 
 
+def share_bound(x: Any, limits: tuple[float, float], null: float = 0.0) -> tuple[Callable, float, int, int]:
+    """``(at, v, up, down)`` for :func:`sparse`: ``at(z)`` gives the bound at the normal quantile ``z``."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=float)
+    lo, hi = limits
+    if float(x.min()) < lo or float(x.max()) > hi:
+        raise ValueError(f"values lie in [{float(x.min()):g}, {float(x.max()):g}], outside ({lo:g}, {hi:g}): pass "
+                         "bounds=(low, high), the range one item's score can take, so the bound knows how far an "
+                         "item that differs may lie")  # fmt: skip
+    n = len(x)
+    values, counts = np.unique(x, return_counts=True)
+    v = float(max(zip(values, counts, strict=True), key=lambda t: (t[1], -abs(t[0] - null)))[0])
+    up, down = int(np.sum(x > v)), int(np.sum(x < v))
+
+    def at(z: float) -> tuple[float, float]:
+        return v - (v - lo) * wilson_z(down, n, z)[1], v + (hi - v) * wilson_z(up, n, z)[1]
+
+    return at, v, up, down
+
+
+def sparse(kind: str, x: Any, ctx: Ctx, limits: tuple[float, float], head: str = "") -> Interval:
+    """A mean of ``x`` whose items mostly share one value ``v`` (the commonest; a tie goes to the one nearest the
+    null): ``up`` items lie above ``v`` and ``down`` below, of ``n``. Whatever the differing items' sizes, the mean
+    lies within ``v - (v - lo) · P(below)`` and ``v + (hi - v) · P(above)``; each share is bounded by Wilson's
+    interval of ``down / n`` and ``up / n``, so the interval is::
+
+        [v - (v - lo) · wilson_upper(down, n),  v + (hi - v) · wilson_upper(up, n)]
+
+    It never rests on resamples in which nothing differs (which pin a bootstrap's end at ``v``), holds the mean
+    for every ``z``, and at ``up = down = 0`` it is :func:`rule`. ``p`` inverts it (1 when the null lies within
+    the range the observed shares allow). For paired differences whose common value is the null, the exact
+    sign-flip p over the differing items (the graded McNemar) is beside it, unadjusted."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=float)
+    lo, hi = limits
+    at, v, up, down = share_bound(x, limits, ctx.null)
+    n = len(x)
+    details: dict = {"common value": v, "above": up, "below": down}
+    words = (f"{head}sparse bound: {up} of {n} items above the common value {v:g} and {down} below it, each share "
+             f"at Wilson's bound, the items anywhere in [{lo:g}, {hi:g}]; p by inverting it")  # fmt: skip
+    if kind == "paired graded" and v == ctx.null == 0.0 and up + down:
+        moved = x[x != v]
+        details["sign-flip p"] = permutation_p(moved, np.zeros(len(moved)), n=max(ctx.n, 20_000), seed=ctx.seed)
+        exact = "exact " if 2 ** len(moved) <= 2**16 else ""
+        words += (f"; the {exact}sign-flip p over the {len(moved)} that differ, {details['sign-flip p']:.3g} "
+                  "(unadjusted), is beside it")  # fmt: skip
+    return closed(kind, float(x.mean()), at, ctx, n, words, details=details)
+
+
 def percentile(kind: str, est: float, boots: Any, ctx: Ctx, n: Any, method: str, one_sided: bool = False,
                details: dict | None = None) -> Interval:  # fmt: skip
     """Order-statistic percentile interval and the p counted from the same resamples (see the module docstring)."""
@@ -210,8 +295,14 @@ def percentile(kind: str, est: float, boots: Any, ctx: Ctx, n: Any, method: str,
         p, resolved = min(Fraction(1), Fraction(2 * (min(below, above) + 1), b + 1)), min(below, above) <= k - 1
     if not high > low:
         return too_few(kind, est, n, ctx, f"every resample gives {low:.3f}: the items cannot bound it")
+    details = dict(details or {})
+    if low == ctx.null or (high == ctx.null and not one_sided):  # pinned: resamples that land on the null exactly
+        share = float(np.mean(s == ctx.null))
+        details["resamples at the null"] = share
+        method += (f"; {share:.1%} of resamples equal {ctx.null:g} exactly, so an end sits on it: it holds "
+                   f"{ctx.null:g} and rules out nothing beyond")  # fmt: skip
     return Interval(kind, est, low, high, reconcile(float(p), resolved, ctx.alpha), resolved, method, n, ctx.null,
-                    float(1 - ctx.alpha), one_sided, details or {}, p)  # fmt: skip
+                    float(1 - ctx.alpha), one_sided, details, p)  # fmt: skip
 
 
 def boot_means(x: Any, n: int, rng: Any) -> Any:

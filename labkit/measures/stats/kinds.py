@@ -18,6 +18,10 @@ Rules every kind keeps:
 - Fewer than ``min_n`` items (:data:`MIN_N` = 10, per group): no interval at all, and the result says so. Below
   ten items a bootstrap's resamples repeat a handful of values and even the bootstrap-t covers 87-90 % at a
   nominal 95 % for skewed data (simulated): the ends of an interval would be read as knowledge they are not.
+- Few items differ from a common value (a resample without spread likelier than ``alpha / SPARSE``): paired 0/1 ->
+  paired Newcombe with the exact McNemar p; else :func:`kindbase.sparse`, the shares above and below the common
+  value at Wilson's bound. A percentile bootstrap there pins an end at that value (every resample in which nothing
+  differs gives it): "[0.000, 0.096]", read as ruling out every drop.
 - Every value equal: the bootstrap would give ``[x, x]``. The rule bound instead: at most Wilson's bound for
   "0 of n differ" may differ, anywhere in the score's range (``bounds``, default [0, 1]); for n of n 0/1 values
   that is exactly Wilson's interval. No kind ever returns a zero-width interval.
@@ -39,22 +43,25 @@ from typing import Any
 
 from labkit import SEED
 from labkit.core import args
+from labkit.measures.stats.intervals import fmt_ci
 from labkit.measures.stats.kindbase import (
+    SPARSE,
     Ctx,
     Interval,
     aligned,
     alpha_of,
     binary,
-    boot_means,
+    clipped,
     closed,
     flat_chance,
     max_t_words,
     paired_differences,
-    percentile,
     reconcile,
     rule,
+    score_range,
     shifted,
     span,
+    sparse,
     too_few,
     two,
 )
@@ -62,14 +69,11 @@ from labkit.measures.stats.maxt import max_t_bootstrap
 from labkit.measures.stats.resampled import derived, kappa, two_graded
 from labkit.measures.stats.score import mcnemar_exact_p, newcombe_z, paired_newcombe_z, wilson_z
 
-__all__ = ["interval_for", "interval", "KINDS", "MIN_N", "SPARSE"]
+__all__ = ["interval_for", "interval", "fmt_interval", "KINDS", "MIN_N", "SPARSE"]
 
 KINDS = ("proportion", "two independent proportions", "paired 0/1", "graded mean", "paired graded",
          "two graded groups", "kappa", "derived")  # fmt: skip
 MIN_N = 10
-SPARSE = 10
-"""A mean leaves the bootstrap-t when a resample without spread has a chance above ``alpha / SPARSE``: such a
-resample's |t| is infinite, and more of them than the tail would make the critical value infinite."""
 NEEDS_NULL = ("proportion", "graded mean", "derived")
 
 
@@ -114,7 +118,8 @@ def _paired_binary(data: Any, ctx: Ctx) -> Interval:
 def _one_mean(kind: str, x: Any, ctx: Ctx, pairs: Any = None) -> Interval:
     """A mean of per-item values (or differences) against ``null``: the studentised bootstrap, alone; a rule bound
     when every value is equal; and when resamples without any spread are too likely for a finite critical value
-    (few items differ), paired Newcombe for 0/1 pairs or else the percentile bootstrap."""
+    (few items differ), paired Newcombe for 0/1 pairs or else :func:`kindbase.sparse` (the shares that differ at
+    Wilson's bound: a percentile bootstrap of such items pins an end at their common value)."""
     import numpy as np
 
     if len(x) < ctx.min_n:
@@ -127,17 +132,17 @@ def _one_mean(kind: str, x: Any, ctx: Ctx, pairs: Any = None) -> Interval:
                "decided alone: ")  # fmt: skip
         if pairs is not None and all(v in (0, 1) for v in (*pairs[0], *pairs[1])):
             iv = _paired_binary(pairs, ctx)
-        else:
-            boots = boot_means(x, ctx.n, np.random.default_rng(ctx.seed))
-            iv = percentile(kind, float(x.mean()), boots, ctx, len(x),
-                            f"percentile bootstrap of the mean over {len(x)} items ({ctx.n:,} resamples)")  # fmt: skip
-        return dataclasses.replace(iv, kind=kind, method=why + iv.method)
+            return dataclasses.replace(iv, kind=kind, method=why + iv.method)
+        # not a percentile bootstrap: its resamples in which nothing differs pin an end at the common value
+        return sparse(kind, x, ctx, span([], ctx.bounds, kind == "paired graded", check=False), why)
     out = max_t_bootstrap([x - ctx.null], ctx.alpha, ctx.n, ctx.seed, what=ctx.what)
     p, ok = out["p"][0], out["resolved"][0]
     low, high = shifted(out["low"][0], out["high"][0], ctx.null, ok)
-    return Interval(kind, out["mean"][0] + ctx.null, low, high, reconcile(float(p), ok, ctx.alpha), ok,
-                    max_t_words(out, len(x)), len(x), ctx.null, float(1 - ctx.alpha),
-                    details={"critical |t|": out["c"]}, p_exact=p)  # fmt: skip
+    raw = x if pairs is None else [*pairs[0], *pairs[1]]
+    low, high, cut = clipped(low, high, score_range(raw, ctx.bounds, kind == "paired graded"), ctx.null)
+    words = max_t_words(out, len(x)) + ("; cut to the range the mean can take" if cut else "")
+    return Interval(kind, out["mean"][0] + ctx.null, low, high, reconcile(float(p), ok, ctx.alpha), ok, words,
+                    len(x), ctx.null, float(1 - ctx.alpha), details={"critical |t|": out["c"]}, p_exact=p)  # fmt: skip
 
 
 def _graded_mean(data: Any, ctx: Ctx) -> Interval:
@@ -183,3 +188,15 @@ def interval_for(kind: str, data: Any, level: float = 0.95, null: float | None =
     """
     return interval(kind, data, alpha_of(level), null, n, seed, min_n, bounds, fn, strata,
                     what=f"a single {kind} at {level:.4g}")  # fmt: skip
+
+
+def fmt_interval(iv: Any, digits: int = 3) -> str:
+    """An :class:`Interval` as a table cell: ``est [low, high]``; ``est, at least low (one-sided)`` when its kind
+    called for a one-sided bound (a kappa whose resamples pin the top at 1); the reason when there is no interval."""
+    if not isinstance(iv, Interval):
+        raise ValueError(f"iv must be an Interval, as stats.interval_for returns; got {type(iv).__name__}")
+    if iv.estimate is None or iv.low is None:
+        return iv.method
+    if iv.one_sided:
+        return f"{iv.estimate:.{digits}f}, at least {iv.low:.{digits}f} (one-sided)"
+    return fmt_ci(iv.estimate, iv.low, iv.high, digits)

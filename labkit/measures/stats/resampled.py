@@ -10,12 +10,15 @@ from typing import Any
 from labkit.core import args
 from labkit.measures.stats.agreement import cohen_kappa
 from labkit.measures.stats.kindbase import (
+    SPARSE,
     Ctx,
     Interval,
     aligned,
     boot_means,
     closed,
+    flat_chance,
     percentile,
+    share_bound,
     span,
     too_few,
     two,
@@ -43,6 +46,20 @@ def two_graded(data: Any, ctx: Ctx) -> Interval:
             return ca - ua * (ca - lo) - cb - ub * (hi - cb), ca + ua * (hi - ca) - cb + ub * (cb - lo)
 
         return closed("two graded groups", est, at, ctx, (na, nb), "rule bound of each constant group, subtracted")
+    chance = flat_chance(a) * flat_chance(b)  # neither group's resample moves: the difference lands on one value
+    if chance > ctx.alpha / SPARSE:  # so often that a percentile bootstrap would pin an end there
+        limits = span([], ctx.bounds, check=False)
+        (at_a, va, ua, da), (at_b, vb, ub, db) = share_bound(a, limits), share_bound(b, limits)
+
+        def at(z: float) -> tuple[float, float]:
+            (la, ha), (lb, hb) = at_a(z), at_b(z)
+            return la - hb, ha - lb
+
+        words = (f"too few items differ for the bootstrap (a resample has no spread with chance {chance:.2g}): "
+                 f"sparse bound of each group, subtracted ({ua} above and {da} below {va:g} of {na}; {ub} above and "
+                 f"{db} below {vb:g} of {nb}; each share at Wilson's bound, the items anywhere in [{limits[0]:g}, "
+                 f"{limits[1]:g}])")  # fmt: skip
+        return closed("two graded groups", est, at, ctx, (na, nb), words)
     rng = np.random.default_rng(ctx.seed)
     boots = boot_means(a, ctx.n, rng) - boot_means(b, ctx.n, rng)
     return percentile("two graded groups", est, boots, ctx, (na, nb),

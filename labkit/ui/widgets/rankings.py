@@ -176,10 +176,15 @@ def metrics_playground(
 # ---------------------------------------------------------------- tables of metrics per slice (01, 04, 05)
 
 
-def table_html(table: Any) -> str:
-    """A metrics table (rows = slices, columns = (metric, retriever)) as HTML: ``data-cell="<metric>|<retriever>|
-    <slice>"``, four decimals."""
-    return html_table(table, ".4f", index_name="slice", key="{column}|{row}")
+def table_html(table: Any, index_name: str | None = None) -> str:
+    """A metrics table (columns = (metric, retriever)) as HTML: ``data-cell="<metric>|<retriever>|<row>"``, four
+    decimals. The rows' header is ``index_name``, else the table's own index name; a table whose rows have neither
+    is refused rather than labelled with a guess."""
+    name = index_name if index_name is not None else getattr(getattr(table, "index", None), "name", None)
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("table_html needs to know what the table's rows are: pass index_name (e.g. 'slice'), or "
+                         "name the index (table.index.name = 'slice')")  # fmt: skip
+    return html_table(table, ".4f", index_name=name, key="{column}|{row}")
 
 
 # ---------------------------------------------------------------- 01: fusion explorer and question box
@@ -292,7 +297,7 @@ class FusionExplorer(Explorer):
         title = f"fused top {view['top_n']} for {view['qid']}"
         ranking = ranking_html(view["ranking"], view["judged"], title, self.texts)
         chart = str(plots.svg_fusion_by_c(view["curve"], view["c"]))
-        return {"table": table_html(view["table"]), "chart": chart, "ranking": ranking}
+        return {"table": table_html(view["table"], index_name="slice"), "chart": chart, "ranking": ranking}
 
     def arrange(self) -> list[w.Widget]:
         return [self.c, *self.weights.values(), self.table, self.chart, self.query, self.ranking, self.message]

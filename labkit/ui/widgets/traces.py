@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import html
+import math
 from typing import Any
 
 import ipywidgets as w
@@ -276,9 +277,12 @@ def slice_triage_html(view: dict[str, Any]) -> dict[str, str]:
 
     shown = triage_html(view)
     settled = "the interval excludes 0" if view["clear"] else "the interval includes 0: not settled"
+    shown_gap = stats.fmt_ci(view["gap"], view["low"], view["high"])
+    if math.isnan(view["low"]):  # triage.stage_gap gives a group of too few traces no interval
+        shown_gap, settled = stats.fmt_ci(view["gap"], None, None), "too few traces for an interval: not settled"
     shown["table"] += (
         f'<p>gap (GEN_FAIL − RET_FAIL) / traces: <b data-gap="{html.escape(view["group"])}">'
-        f"{stats.fmt_ci(view['gap'], view['low'], view['high'])}</b> ({settled})</p>"
+        f"{shown_gap}</b> ({settled})</p>"
     )
     return shown
 
