@@ -13,6 +13,7 @@ Commands — ``python -m labkit ...`` (``labkit/commands/``)
 - ``commands.figures``      the report's figures: means, declared comparisons, per kind, follow-ups, answers
 - ``commands.judge``        ``labkit judge``: the pooled top passages judged in the terminal, resumable
 - ``commands.outside``      your own system's run (TREC or JSONL passages) and answers, for the report
+- ``commands.reranker``     ``--rerank``: 04b's learned reranker on the hybrid's top 20, trained on dev or carried over
 
 UI — draw and interact, the only modules that import matplotlib, ipywidgets and anywidget (``labkit/ui/``)
 - ``ui.plots``              figures from plain arguments, one function per figure, one namespace

@@ -269,7 +269,7 @@ def test_one_report_run_checks_each_argument_once(tmp_path, monkeypatch):
     for module in (files, entry, capstone):
         monkeypatch.setattr(module, "path_arg", counting(files.path_arg))
     assert main(["report", str(docs), "--queries", str(path), "--out", str(tmp_path / "r"), "--format", "json",
-                 "--run", f"mine={run}", "--answers", str(answers)]) == 0  # fmt: skip
+                 "--run", f"mine={run}", "--answers", str(answers), "--rerank"]) == 0  # fmt: skip
     twice = {key: n for key, n in calls.items() if n > 1}
     assert calls and not twice, twice
 
@@ -316,3 +316,22 @@ def test_an_outside_trec_run_over_the_reports_chunks_is_measured_as_ours_are(tmp
     copy = [f for f in got["paired"] if f["finding"] == "copy − hybrid (nDCG@k)"]
     assert len(copy) == 2 and all(f["estimate"] == 0 for f in copy)
     assert trec.read_run(again / "run-copy.txt") == trec.read_run(first / "run-hybrid.txt")
+
+
+def test_judge_with_rerank_pools_the_reranked_top_depth_too(tmp_path, monkeypatch, capsys):
+    from labkit.commands import reranker
+
+    docs, path = write_folder(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    a = entry.check_args(documents=str(docs), questions=str(path), size=12, overlap=3, rerank=True)
+    s, ranked, _ = entry.build(a)
+    assert a.rerank.mode == "handbook" and set(ranked[reranker.NAME]) == {q["qid"] for q in QUESTIONS}
+    todo = judge.pool(s, ranked, 5, [], {})
+    pooled = {(p.qid, p.pid) for p in todo if reranker.NAME in p.sources}
+    want = {(q, c) for q in ("q1", "q2", "q3", "q4") for c in ranked[reranker.NAME][q][:5] if c not in s.qrels[q]}
+    assert want and pooled == want  # every unjudged passage of its top 5, said to come from it
+    out = tmp_path / "j.jsonl"
+    monkeypatch.setattr("sys.stdin", io.StringIO("q"))
+    assert main(["judge", str(docs), "--queries", str(path), "--out", str(out), "--rater", "t", "--rerank",
+                 *SIZE]) == 0  # fmt: skip
+    assert f"pool: top 5 of bm25, dense, hybrid, {reranker.NAME};" in capsys.readouterr().out

@@ -135,3 +135,123 @@ def test_answer_options_need_an_llm_and_labels_must_be_known(tmp_path, capsys):
     with pytest.raises(ValueError, match="label 'fine' must be one of"):
         bad.write_text('{"qid": "q1", "label": "fine"}\n', encoding="utf-8")
         correctness.read_answer_labels(bad, {"q1"})
+
+
+# ---------------------------------------------------------------- --rerank: 04b's learned reranker on your folder
+
+TOPICS = ("printer", "parking", "laptop", "badge", "canteen", "shuttle", "locker", "wifi", "payroll", "library", "gym",
+          "mailroom", "helpdesk", "archive", "garden", "studio", "lab", "kiosk", "atrium", "bikes", "cloakroom",
+          "terrace")  # fmt: skip
+RERANK_SIZE = ["--size", "12", "--overlap", "3"]
+
+
+def rerank_folder(tmp_path, n_dev):
+    """One page per topic, each giving its access code among other sentences about it; one question per page
+    whose gold is the code's sentence (a quote): the first ``n_dev`` questions marked dev, the rest test."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rows = []
+    for i, t in enumerate(TOPICS):
+        code = f"{t[:3].upper()}-{100 + 7 * i}"
+        (docs / f"{t}.md").write_text(
+            f"# The {t}\n\nThe {t} is on floor {i % 5 + 1} and opens at {8 + i % 3} in the morning. Ask the front "
+            f"desk about the {t} rules before your first visit. The {t} access code is {code} and it changes every "
+            f"quarter. Staff who lose the {t} code should write to the office manager.\n",
+            encoding="utf-8",
+        )
+        rows.append({"qid": f"q{i:02d}", "question": f"what is the {t} access code", "answer": code, "slice": "real",
+                     "kind": "fact", "split": "dev" if i < n_dev else "test",
+                     "gold": [{"doc": f"{t}.md", "quote": f"The {t} access code is {code}", "grade": 3}]})  # fmt: skip
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return docs, questions
+
+
+def check_against_trec_eval(out, got, measured):
+    """The reranked run's figures, as report.json gives them, recomputed by pytrec_eval from the written files;
+    the run holds the questions it is measured on, no other; its top 20 is the hybrid's top 20 reordered."""
+    import pytrec_eval
+
+    from labkit.commands import reranker
+
+    qrels = trec.read_qrels(out / "qrels.txt")
+    run = trec.read_run(out / "run-hybrid+rerank.txt")
+    hybrid = trec.read_run(out / "run-hybrid.txt")
+    assert sorted(run) == sorted(measured)
+    order = lambda r: sorted(r, key=lambda c: -r[c])  # noqa: E731  (scores are n - rank + 1: no ties)
+    for q in run:
+        mine, theirs, k1 = order(run[q]), order(hybrid[q]), reranker.K1
+        assert sorted(mine[:k1]) == sorted(theirs[:k1]) and mine[k1:] == theirs[k1:]
+    for k in (3, 10):
+        scores = pytrec_eval.RelevanceEvaluator(qrels, {f"ndcg_cut.{k}", f"recall.{k}"}).evaluate(run)
+        assert sorted(scores) == sorted(measured)
+        for ours, theirs in (("nDCG@k", f"ndcg_cut_{k}"), ("R@k", f"recall_{k}")):
+            mean = sum(s[theirs] for s in scores.values()) / len(scores)
+            assert got["means"][str(k)][f"{ours} hybrid+rerank"] == pytest.approx(mean, abs=1e-9)
+        assert got["means"][str(k)]["n hybrid+rerank"] == len(measured)
+        member = [f for f in got["paired"] if f["k"] == k and f["finding"] == "hybrid+rerank − hybrid (nDCG@k)"]
+        hybrid_scores = pytrec_eval.RelevanceEvaluator(qrels, {f"ndcg_cut.{k}"}).evaluate(
+            {q: hybrid[q] for q in measured}
+        )
+        diff = sum(scores[q][f"ndcg_cut_{k}"] - hybrid_scores[q][f"ndcg_cut_{k}"] for q in measured) / len(measured)
+        assert len(member) == 1 and member[0]["estimate"] == pytest.approx(diff, abs=1e-9)  # paired, its questions
+
+
+def test_rerank_trains_on_the_dev_questions_and_is_measured_on_the_others(tmp_path, monkeypatch):
+    from labkit.commands import entry, reranker
+
+    docs, questions = rerank_folder(tmp_path, n_dev=12)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "r"
+    assert main(["report", str(docs), "--queries", str(questions), "--out", str(out), "--format", "json",
+                 "--rerank", *RERANK_SIZE]) == 0  # fmt: skip
+    got = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    test = [f"q{i:02d}" for i in range(12, len(TOPICS))]
+    assert got["rerank"]["trained on"] == "dev" and got["rerank"]["k1"] == 20 and got["rerank"]["measured on"] == 10
+    assert got["rerank"]["dev questions"] == [f"q{i:02d}" for i in range(12)]
+    assert "measured only on the 10 other answerable question(s), never on those it was trained on" in got["notes"][0]
+    check_against_trec_eval(out, got, test)  # no dev question in the run, nor in any figure of it
+    a = entry.check_args(documents=str(docs), questions=str(questions), size=12, overlap=3, rerank=True)
+    s, ranked, _ = entry.build(a)
+    again = reranker.run(a.rerank, s, ranked["hybrid"])  # fitted afresh: seeded, one thread, the same run
+    assert again == ranked["hybrid+rerank"] == {q: ranked["hybrid+rerank"][q] for q in test}
+
+
+def test_rerank_without_dev_questions_carries_the_handbooks_model_over(tmp_path, monkeypatch, capsys):
+    docs, questions = rerank_folder(tmp_path, n_dev=0)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "r"
+    assert main(["report", str(docs), "--queries", str(questions), "--out", str(out), "--rerank", *RERANK_SIZE]) == 0
+    said = "carried over from the handbook, not trained on your questions"
+    assert said in capsys.readouterr().out
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert said in page and "hybrid+rerank − hybrid (nDCG@k)" in page
+    assert main(["report", str(docs), "--queries", str(questions), "--out", str(out), "--rerank", "--format", "json",
+                 *RERANK_SIZE]) == 0  # fmt: skip
+    got = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert got["rerank"]["trained on"] == "handbook" and got["rerank"]["dev questions"] == []
+    check_against_trec_eval(out, got, [f"q{i:02d}" for i in range(len(TOPICS))])
+
+
+@pytest.mark.parametrize(
+    ("n_dev", "words"),
+    [
+        (
+            4,
+            '--rerank: 4 question(s) marked "split": "dev" have gold; training the reranker on your questions needs '
+            "at least 10",
+        ),
+        (len(TOPICS), "none is left to measure the reranker on"),
+    ],
+)
+def test_rerank_with_too_few_dev_questions_is_refused_before_anything_is_embedded(tmp_path, monkeypatch, capsys,
+                                                                                  n_dev, words):  # fmt: skip
+    from labkit.commands import report
+
+    docs, questions = rerank_folder(tmp_path, n_dev=n_dev)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(report, "build", lambda a: pytest.fail("embedded before --rerank was checked"))
+    assert main(["report", str(docs), "--queries", str(questions), "--out", str(tmp_path / "r"), "--rerank"]) == 2
+    err = capsys.readouterr().err
+    assert words in err and not (tmp_path / "r").exists()
+    assert 'mark none "dev"' in err if n_dev < 10 else 'mark some "split": "test"' in err

@@ -7,4 +7,6 @@ The map of the whole package is ``labkit/__init__.py``'s docstring; this part's 
 - ``figures``: the report's figures: means, declared comparisons, per kind, follow-ups, answers
 - ``judge``: ``labkit judge``: the pooled top passages judged in the terminal, resumable
 - ``outside``: your own system's run (TREC or JSONL passages) and answers, for the report
+- ``reranker``: ``--rerank``: 04b's learned reranker over the hybrid's top 20, trained on your dev questions or
+  carried over from the handbook
 """

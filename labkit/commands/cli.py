@@ -200,6 +200,12 @@ def _chunking(p) -> None:
     p.add_argument("--size", type=int, default=DEFAULT_SIZE, help=f"chunk size in words (default {DEFAULT_SIZE})")
     p.add_argument("--overlap", type=int, default=DEFAULT_OVERLAP, help=f"overlap in words (default {DEFAULT_OVERLAP})")
     p.add_argument(
+        "--rerank",
+        action="store_true",
+        help="add the hybrid's top 20 reordered by 04b's learned reranker (trained on your questions marked "
+        '"split": "dev", measured on the others; without dev questions, the handbook\'s)',
+    )
+    p.add_argument(
         "--run",
         action="append",
         default=[],
@@ -301,11 +307,12 @@ def main(argv: list[str] | None = None) -> int:
         elif ns.command == "report":
             written = report.write_report(ns.out, ns.documents, ns.queries, ns.llm, ns.source, ns.asker,
                                           ns.answer_labels, ns.fmt, ns.size, ns.overlap, tuple(ns.k),
-                                          ns.judgements, tuple(ns.runs), ns.answers)  # fmt: skip
+                                          ns.judgements, tuple(ns.runs), ns.answers, ns.rerank)  # fmt: skip
             for name, path in written.items():
                 print(f"{name}: {path}")
         elif ns.command == "judge":
-            judge.main(ns.documents, ns.queries, ns.depth, ns.out, ns.rater, tuple(ns.runs), ns.size, ns.overlap)
+            judge.main(ns.documents, ns.queries, ns.depth, ns.out, ns.rater, tuple(ns.runs), ns.size, ns.overlap,
+                       rerank=ns.rerank)  # fmt: skip
         elif ns.command == "text":
             print(show_text(ns.path, ns.file, ns.offsets, ns.find))
         elif ns.command == "class" and ns.action == "init":

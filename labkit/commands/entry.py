@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from labkit.commands import outside
+from labkit.commands import outside, reranker
 from labkit.core import args
 from labkit.core.files import check_file, path_arg, write_roots
 from labkit.data.judgements import read_judgements
@@ -52,11 +52,12 @@ def _check_out(out: str | Path) -> Path:
 
 
 def check_args(out=None, documents=None, questions=None, llm_mode=None, source=None, asker=None,
-               answer_labels=None, fmt="html", size=DEFAULT_SIZE, overlap=DEFAULT_OVERLAP, ks=KS,
-               judgements=None, run_specs=(), answers=None, *, writes=False) -> SimpleNamespace:  # fmt: skip
+               answer_labels=None, fmt="html", size=DEFAULT_SIZE, overlap=DEFAULT_OVERLAP, ks=KS, judgements=None,
+               run_specs=(), answers=None, rerank=False, *, writes=False) -> SimpleNamespace:  # fmt: skip
     """Every argument of the report (and of ``python -m labkit judge``) checked once, before anything is embedded:
     the folder and its questions' gold, the options, every file named; ``out`` when ``writes`` (the report; judge
-    writes none). Returns them checked, with ``loaded``, ``queries``, ``judged`` and ``specs`` (``[(name, path)]``)."""
+    writes none). Returns them checked, with ``loaded``, ``queries``, ``judged``, ``specs`` (``[(name, path)]``)
+    and ``rerank`` (None, or :func:`labkit.commands.reranker.plan`: which reranker ``--rerank`` gives)."""
     if documents is not None and questions is None:
         raise ValueError("questions is missing: give --queries Q.jsonl for your folder (see python -m labkit -h)")
     if answer_labels is not None and llm_mode is None and answers is None:
@@ -68,6 +69,8 @@ def check_args(out=None, documents=None, questions=None, llm_mode=None, source=N
         raise ValueError("give --llm MODE (our reader answers) or --answers FILE (your system's), not both")
     if llm_mode is not None and llm_mode not in llm.MODES:
         raise ValueError(f"--llm must be one of {', '.join(llm.MODES)}; got {llm_mode!r}")
+    if not isinstance(rerank, bool):
+        raise ValueError(f"--rerank is a switch (True or False), got {rerank!r}")
     if fmt not in FORMATS:
         raise ValueError(f"--format must be one of {FORMATS}, got {fmt!r}")
     size, overlap = check_size_overlap(size, overlap)
@@ -80,6 +83,7 @@ def check_args(out=None, documents=None, questions=None, llm_mode=None, source=N
     out = _check_out(out) if writes else None
     loaded, queries = capstone.documents_and_questions(documents, questions)  # gold checked: nothing embedded yet
     qids = {q.qid for q in queries}
+    plan = reranker.plan(list(queries)) if rerank else None  # too few dev questions: refused before embedding
     labels = None if answer_labels is None else correctness.read_answer_labels(answer_labels, qids)
     judged = {}
     if judgements is not None:
@@ -92,7 +96,7 @@ def check_args(out=None, documents=None, questions=None, llm_mode=None, source=N
     return SimpleNamespace(out=out, documents=documents, questions=questions, llm_mode=llm_mode, source=source,
                            asker=asker, labels=labels, fmt=fmt, size=size, overlap=overlap, ks=ks, judged=judged,
                            specs=specs, answers_path=answers_path, answer_rows=answer_rows, loaded=loaded,
-                           queries=list(queries))  # fmt: skip
+                           queries=list(queries), rerank=plan)  # fmt: skip
 
 
 # ---------------------------------------------------------------- the setting, the runs, the judgements
@@ -101,7 +105,8 @@ def check_args(out=None, documents=None, questions=None, llm_mode=None, source=N
 def build(a: SimpleNamespace) -> tuple:
     """``(s, ranked, outsiders)`` for checked arguments ``a``: the setting with the judgements added to its qrels
     (a copy: the cached setting is not changed), every run over the chunks (the built-in retrievers and the
-    outside TREC runs, every question present), and the outside runs as read."""
+    outside TREC runs, every question present; with ``--rerank`` also :data:`labkit.commands.reranker.NAME`, which
+    holds only the questions it is measured on), and the outside runs as read."""
     base = capstone.setting(a.documents, a.questions, a.size, a.overlap)
     s = SimpleNamespace(**vars(base))
     s.qrels = {q: dict(j) for q, j in base.qrels.items()}
@@ -114,6 +119,8 @@ def build(a: SimpleNamespace) -> tuple:
             for c in by_text.get(text, []):
                 s.qrels.setdefault(q, {})[c] = max(grade, s.qrels.get(q, {}).get(c, 0))
     ranked = capstone.runs(s)
+    if a.rerank is not None:  # after the judgements joined the qrels: a dev question's judgements train it too
+        ranked[reranker.NAME] = reranker.run(a.rerank, s, ranked["hybrid"])
     qids = [q.qid for q in s.queries]
     outsiders = [outside.read_run(name, path, qids, s.texts) for name, path in a.specs]
     texts = {normalise_space(t) for t in s.texts.values()} | {

@@ -11,7 +11,7 @@ import html
 from collections import Counter
 from types import SimpleNamespace
 
-from labkit.commands import outside
+from labkit.commands import outside, reranker
 from labkit.commands.entry import DEPTH, MIN_N
 from labkit.core import args
 from labkit.generation import llm
@@ -22,7 +22,7 @@ from labkit.studies import capstone
 
 __all__ = ["measures", "answers"]
 
-CHECKED = ("ks", "judged", "llm_mode", "answer_rows", "labels")
+CHECKED = ("ks", "judged", "llm_mode", "answer_rows", "labels", "rerank")
 """What :func:`labkit.commands.entry.check_args` returns and these functions read."""
 
 
@@ -35,9 +35,27 @@ def _small(n: int) -> str:
 
 
 def _judged_at_k(s, ranked, k, asked) -> dict[str, float]:
-    """:func:`labkit.studies.capstone.judged_at_k` on checked arguments (the report's path checks them once)."""
-    return {name: sum(sum(c in s.qrels.get(q, {}) for c in run[q][:k]) / k for q in asked) / len(asked)
-            for name, run in ranked.items()}  # fmt: skip
+    """:func:`labkit.studies.capstone.judged_at_k` on checked arguments (the report's path checks them once), each
+    run over the questions it holds (the reranked run holds no dev question)."""
+    out = {}
+    for name, run in ranked.items():
+        qs = [q for q in asked if q in run]
+        out[name] = sum(sum(c in s.qrels.get(q, {}) for c in run[q][:k]) / k for q in qs) / len(qs)
+    return out
+
+
+def _per_query(s, k, ranked, asked):
+    """:func:`labkit.studies.capstone.per_query` of every run, a run that holds only some questions (the reranked
+    run, without the dev questions it was trained on) measured on those alone: NaN on the others, so every mean
+    and paired comparison of it is over its own questions."""
+    full = {n: r for n, r in ranked.items() if all(q in r for q in asked)}
+    frame = capstone.per_query(s, k, full)
+    for name, run in ranked.items():
+        if name not in full:
+            part = SimpleNamespace(**vars(s))
+            part.queries = [q for q in s.queries if q.qid in run]
+            frame = frame.join(capstone.per_query(part, k, {name: run}).drop(columns=["split", "kind"]))
+    return frame
 
 
 def _top_passages(s, ranked, outsiders, own_qrels, n=capstone.READER_K):
@@ -105,7 +123,7 @@ def measures(a: SimpleNamespace, s: SimpleNamespace, ranked: dict, outsiders: li
     names = [*ranked, *own_qrels]
     at = {}
     for k in a.ks:
-        frame = capstone.per_query(s, k, ranked)
+        frame = _per_query(s, k, ranked, asked)
         for o in outsiders:
             if o.own:
                 _own_columns(frame, o, k, gold, own_qrels[o.name])
@@ -113,6 +131,9 @@ def measures(a: SimpleNamespace, s: SimpleNamespace, ranked: dict, outsiders: li
     metric_cols = lambda f: [c for c in f.columns if c not in ("split", "kind")]  # noqa: E731
     raw = {k: _group_means(f.assign(all="all"), "all", metric_cols(f)) for k, f in at.items()}
     means = pd.concat({k: stats.fmt_ci_table(g) for k, g in raw.items()}, names=["k"]).droplevel(1).T
+    n_rerank = None if a.rerank is None else a.rerank.n_measured
+    if n_rerank is not None:  # its own questions: the dev ones trained it
+        means.loc[f"n {reranker.NAME}"] = n_rerank
     members = _members(names, outsiders)
     found_rows, found_json = [], []
     for k, f in at.items():
@@ -144,17 +165,25 @@ def measures(a: SimpleNamespace, s: SimpleNamespace, ranked: dict, outsiders: li
     warnings = [f"only {n_asked} answerable question(s): {_small(n_asked)}"] if n_asked < MIN_N else []
     warnings += [f"kind {kind}: {n} question(s): {_small(n)}"
                  for kind, n in sorted(Counter(at[a.ks[0]]["kind"]).items()) if n < MIN_N]  # fmt: skip
+    if n_rerank is not None and n_rerank < MIN_N:
+        warnings.append(f"{reranker.NAME} is measured on {n_rerank} question(s): {_small(n_rerank)}")
     typed, typed_json = _follow_ups(a, s, at)
     as_json = {
         "means": {
-            str(k): {c: (None if pd.isna(v) else float(v)) for c, v in g.iloc[0].items()} for k, g in raw.items()
+            str(k): {c: (None if pd.isna(v) else float(v)) for c, v in g.iloc[0].items()}
+            | ({} if n_rerank is None else {f"n {reranker.NAME}": n_rerank})
+            for k, g in raw.items()
         },
         "paired": found_json,
         "by_kind": kinds_json,
         "follow_ups": typed_json,
         "judged": {c: {r: float(v) for r, v in col.items()} for c, col in judged.items()},
         "warnings": warnings,
-    }
+        "rerank": None if a.rerank is None else {
+            "run": reranker.NAME, "k1": reranker.K1, "trained on": a.rerank.mode,
+            "dev questions": [q.qid for q in a.rerank.train], "measured on": n_rerank,
+            "said": reranker.describe(a.rerank)},
+    }  # fmt: skip
     tops = _top_passages(s, ranked, outsiders, own_qrels)
     return {"tops": tops, "at": at, "means": means, "paired": paired, "by_kind": by_kind, "judged": judged,
             "typed": typed, "warnings": warnings, "json": as_json, "own_qrels": own_qrels, "names": names}  # fmt: skip

@@ -4,8 +4,9 @@
 
 Gold given as spans judges only the chunks that touch a span; every other passage a retriever ranks counts as not
 relevant though nobody looked at it (the report's judged@k says how many). Judging the pool fixes that where it
-matters: for every answerable question, the top ``depth`` of every retriever (BM25, dense, hybrid, and each
-outside ``--run``, :mod:`labkit.commands.outside`) are pooled, and each pooled passage that is still unjudged is
+matters: for every answerable question, the top ``depth`` of every retriever (BM25, dense, hybrid, with
+``--rerank`` the learned reranker's (:mod:`labkit.commands.reranker`; not on the dev questions it trains on), and
+each outside ``--run``, :mod:`labkit.commands.outside`) are pooled, and each pooled passage that is still unjudged is
 shown with its question. One key per grade (:data:`labkit.data.judgements.KEYS`: ``0`` not relevant, ``1`` on
 the topic, ``2`` answers in part, ``3`` answers it), ``s`` skips, ``q`` quits. Keys are read from standard input
 one character at a time (a terminal needs no Enter; a pipe or a file works too, whitespace between keys
@@ -66,7 +67,7 @@ def pool(s, ranked: dict, depth: int, outsiders: list, judged: dict) -> list[Pas
         if not q.answerable:
             continue
         found: dict[str, Passage] = {}
-        sources = [(name, run[q.qid], s.texts, {}) for name, run in ranked.items()]
+        sources = [(name, run.get(q.qid, []), s.texts, {}) for name, run in ranked.items()]  # rerank: no dev
         sources += [(o.name, o.ranked[q.qid], o.texts, o.docs) for o in outsiders]
         for name, run, texts, docs in sources:
             for rank, pid in enumerate(run[:depth], start=1):
@@ -171,9 +172,12 @@ def default_out(questions: str | None) -> Path:
     return q.with_name(f"{q.stem}.judgements.jsonl")
 
 
-def main(documents, questions, depth, out, rater, run_specs, size, overlap, stdin=None, stdout=None) -> dict:
-    """The command's entry: every argument checked once here, then the setting built and the pool judged."""
-    a = entry.check_args(documents=documents, questions=questions, size=size, overlap=overlap, run_specs=run_specs)
+def main(documents, questions, depth, out, rater, run_specs, size, overlap, stdin=None, stdout=None,
+         rerank=False) -> dict:  # fmt: skip
+    """The command's entry: every argument checked once here, then the setting built and the pool judged
+    (``rerank``: the learned reranker's top ``depth`` joins the pool, :mod:`labkit.commands.reranker`)."""
+    a = entry.check_args(documents=documents, questions=questions, size=size, overlap=overlap, run_specs=run_specs,
+                         rerank=rerank)  # fmt: skip
     depth = entry.whole("--depth", depth, maximum=entry.DEPTH)
     if rater is None:
         rater = getpass.getuser()

@@ -29,6 +29,12 @@ beside ours, from a TREC run over the report's chunk ids or from JSONL of ranked
 relevance is the gold spans each passage holds whole); ``--answers FILE`` puts an outside RAG system's answers
 through the reader evaluation below, with no model of ours.
 
+``--rerank`` (:mod:`labkit.commands.reranker`) adds the run ``hybrid+rerank``: the hybrid's top 20 (04b's k1)
+reordered by 04b's learned reranker, measured with the same metrics and compared with the hybrid in the same
+findings family. It is trained on the questions marked ``"split": "dev"`` and then measured on the others only
+(at least 10 dev questions with gold, or an error), or, when no question is marked dev, carried over from the
+handbook (not trained on your questions); the report says which.
+
 With ``--llm MODE`` (``replay``, ``local``, ``local-small`` or ``live``, as ``LABKIT_LLM`` names them; ``live`` is
 any OpenAI-compatible endpoint named by ``LABKIT_LLM_BASE_URL``) the reader answers every question over the
 hybrid's top 3 (:func:`labkit.studies.capstone.answers`; ``--source`` and ``--asker`` say in its prompt whose
@@ -54,7 +60,7 @@ from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
-from labkit.commands import figures
+from labkit.commands import figures, reranker
 from labkit.commands.entry import DEPTH, FORMATS, KS, MIN_N, build, check_args
 from labkit.data import quotes, trec, trec_ids
 from labkit.measures import stats
@@ -68,8 +74,15 @@ GRADED = "; IDCG over every judged chunk (trec_eval's)"
 """What the report adds to a graded metric's definition: capstone.per_query uses evaluate's default IDCG."""
 
 
-def _conventions(ks: tuple[int, int]) -> list[tuple[str, str]]:
-    """The conventions table: every term the report's numbers carry."""
+def _conventions(ks: tuple[int, int], rerank=None) -> list[tuple[str, str]]:
+    """The conventions table: every term the report's numbers carry (``rerank``: the checked ``--rerank`` plan)."""
+    split = "all questions, dev and test together (nothing is trained or chosen here)"
+    if rerank is not None and rerank.mode == "dev":
+        split = (f'every retriever on all questions, except {reranker.NAME}: trained on the questions marked "dev", '
+                 "measured on the others only")  # fmt: skip
+    elif rerank is not None:
+        split = (f"all questions, dev and test together ({reranker.NAME}'s model was trained on the handbook, not "
+                 "on these questions)")  # fmt: skip
     return [
         ("k", f"{ks[0]} and {ks[1]} (the reader reads the hybrid's top {capstone.READER_K})"),
         (
@@ -113,7 +126,12 @@ def _conventions(ks: tuple[int, int]) -> list[tuple[str, str]]:
         ),  # fmt: skip
         ("small samples", f"a mean over fewer than {MIN_N} questions is flagged: a hint, not a finding"),
         ("ties", "score descending, then chunk id descending (trec_eval's rule)"),
-        ("split", "all questions, dev and test together (nothing is trained or chosen here)"),
+        ("split", split),
+        *(
+            [(reranker.NAME, reranker.describe(rerank) + f"; the hybrid's ranks after {reranker.K1} follow unchanged")]
+            if rerank is not None
+            else []
+        ),
         (
             "intervals",
             "means: 95 %, percentile bootstrap (2,000 resamples, seeded), Wilson for 0/1; comparisons: "
@@ -153,17 +171,19 @@ def write_report(
     judgements: str | None = None,
     runs: tuple[str, ...] = (),
     answers: str | None = None,
+    rerank: bool = False,
 ) -> dict[str, Path]:
     """Measure ``documents`` against ``questions`` (default: the bundled corpus) and write the report into ``out``
     (created if missing; files of the same names are replaced). ``size``/``overlap`` chunk the documents, ``ks``
     are the two cutoffs; ``judgements`` is a file of ``python -m labkit judge``; ``runs`` are ``NAME=FILE`` outside
     runs and ``answers`` an outside system's answers (:mod:`labkit.commands.outside`). ``llm_mode`` (a mode of
     :data:`labkit.generation.llm.MODES`) adds our reader's answers instead, ``answer_labels`` the 2x2 of either;
-    ``fmt`` is one of :data:`FORMATS`. Everything that can be checked is checked before anything is embedded
-    (:func:`check_args`); the files are written into a temporary folder beside ``out`` and moved in at the end, so
-    a failure leaves nothing partial in ``out``. Prints a summary; returns ``{name: path}`` written."""
+    ``fmt`` is one of :data:`FORMATS`; ``rerank`` adds the learned reranker's run (:mod:`labkit.commands.reranker`).
+    Everything that can be checked is checked before anything is embedded (:func:`check_args`); the files are
+    written into a temporary folder beside ``out`` and moved in at the end, so a failure leaves nothing partial in
+    ``out``. Prints a summary; returns ``{name: path}`` written."""
     a = check_args(out, documents, questions, llm_mode, source, asker, answer_labels, fmt, size, overlap, ks,
-                   judgements, runs, answers, writes=True)  # fmt: skip
+                   judgements, runs, answers, rerank, writes=True)  # fmt: skip
     return _write(a)
 
 
@@ -203,6 +223,8 @@ def _write(a: SimpleNamespace) -> dict[str, Path]:
             files[f"qrels-{o.name}"] = f"qrels-{o.name}.txt"
             files[f"run-{o.name}"] = f"run-{o.name}.txt"
     notes = [f"{n_out} question(s) marked unanswerable are left out of the retrieval means"] if n_out else []
+    if a.rerank is not None:
+        notes.append(reranker.describe(a.rerank))
     if s.n_judged_unmatched:
         notes.append(f"{s.n_judged_unmatched} judgement(s) match no passage of this report and are not used")
     if mapping:
@@ -267,10 +289,12 @@ def _page(a, s, m, tops, summary, notes, answers_part, files) -> str:
     long = m["at"][k0].melt(value_vars=[f"nDCG@k {r}" for r in names], var_name="retriever",
                             value_name=f"nDCG@{k0}")  # fmt: skip
     long["retriever"] = long["retriever"].str.removeprefix("nDCG@k ")
+    long = long.dropna()  # the reranked run has no figure on the dev questions it was trained on
     figure = plots.plot_bars_ci(stats.group_means_ci(long, "retriever", f"nDCG@{k0}"), f"nDCG@{k0}",
                                 f"nDCG@{k0} per retriever, 95 % intervals")  # fmt: skip
     skipped = "".join(f"<li>{html.escape(x.path)}: {html.escape(x.reason)}</li>" for x in s.loaded.skipped)
-    conv = "".join(f"<tr><th>{html.escape(x)}</th><td>{html.escape(y)}</td></tr>" for x, y in _conventions(a.ks))
+    conv = "".join(f"<tr><th>{html.escape(x)}</th><td>{html.escape(y)}</td></tr>"
+                   for x, y in _conventions(a.ks, a.rerank))  # fmt: skip
     said = "".join(f"<p>{html.escape(x)}.</p>" for x in notes)
     said += "".join(f"<p><b>Warning</b>: {html.escape(w)}.</p>" for w in m["warnings"])
     top = tops.pivot_table(index=["qid", "rank"], columns="retriever", values=["chunk", "judgement"], aggfunc="first")
