@@ -117,3 +117,17 @@ def test_content_name_hashes_texts_not_ids():
     assert embeddings.content_name(["a", "b"]) == embeddings.content_name(["a", "b"])
     assert embeddings.content_name(["a", "b"]) != embeddings.content_name(["b", "a"])
     assert embeddings.content_name(["a", "b"]).startswith(embeddings.MODEL_ID + "-each-")
+
+
+def test_encode_each_spreads_texts_over_one_session_per_core_and_keeps_their_order(monkeypatch):
+    from labkit.retrieval import each_text
+
+    model = embeddings.default_model()
+    texts = [f"text number {i}: " + " ".join(["leave", "policy", "vpn", "badge"][: 1 + i % 4]) for i in range(9)]
+    alone = np.vstack([model.encode([t]) for t in texts])  # each text in its own batch of one, the main session
+    monkeypatch.setattr(each_text, "workers", lambda: 3)  # three sessions, texts dealt round-robin
+    spread = model.encode_each(texts)
+    np.testing.assert_allclose(spread, alone, atol=1e-6)  # the same vectors, in the same order
+    assert np.array_equal(spread, model.encode_each(texts))  # and the same bits on a second run
+    monkeypatch.setattr(each_text, "workers", lambda: 1)
+    assert np.array_equal(spread, model.encode_each(texts))  # whatever the number of sessions

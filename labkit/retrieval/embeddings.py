@@ -34,12 +34,12 @@ import os
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from labkit import data_dir
 from labkit.core import args, files
 from labkit.core import cache as _cache
-from labkit.retrieval import vector_files
+from labkit.retrieval import each_text, vector_files
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -102,7 +102,7 @@ class MiniLM:
         # or a batch takes no longer without it
         options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
         self.session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
-        self.batch_size = batch_size
+        self.batch_size, self.model_path, self.dim = batch_size, str(model_path), DIM
 
     def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         """Unit-length embeddings of ``texts``; ``progress=True`` shows a progress bar when there are at least
@@ -136,32 +136,26 @@ class MiniLM:
     def encode_each(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         """:meth:`encode`, each text run alone (a batch of one, unpadded): a text's vector depends on that text only,
         whatever is embedded with it (:mod:`.vector_files`); a progress bar as :meth:`encode` shows one."""
-        import numpy as np
-
         texts = _check_texts(texts)
         empty = [i for i, t in enumerate(texts) if not t.strip()]
         if empty:
             raise ValueError(f"texts[{empty[0]}] is empty: every text needs some words to embed")
-        out = np.zeros((len(texts), DIM), dtype=np.float32)
         bar = None
         if progress and len(texts) >= PROGRESS_FROM:
             from tqdm.auto import tqdm
 
             bar = tqdm(total=len(texts), desc=f"embedding {len(texts)} texts (cached afterwards)", unit="text")
-        for i, text in enumerate(texts):
-            e = self.tokenizer.encode(text)  # one text: padded to its own length, i.e. not at all
-            out[i] = self._run(*(np.array([x], dtype=np.int64) for x in (e.ids, e.attention_mask, e.type_ids)))
-            if bar is not None:
-                bar.update()
+        out = each_text.encode_each(self, texts, bar)  # one single-threaded session per core
         if bar is not None:
             bar.close()
         return out
 
-    def _run(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray) -> np.ndarray:
+    def _run(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray, session: Any = None) -> np.ndarray:
         """Unit-length mean-pooled vectors of one batch of token ids (the model card's pooling)."""
         import numpy as np
 
-        (hidden,) = self.session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        (hidden,) = (session or self.session).run(None, feed)
         m = mask[..., None].astype(np.float32)
         pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
         return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
