@@ -179,29 +179,35 @@ def ceilings(questions=None, k1s=K1S) -> Any:
     return stats.fmt_ci_table(pd.concat([by_slice, every]))
 
 
+def _paired_columns(k1: int, reranker: str, questions, k2s, metric_names):
+    """``(slice, k2, metric, reranked, cut)`` for every slice (and all), k2 and metric: the per-query scores of the
+    reranked top k2 and of stage 1 cut at k2, the same queries in the same order."""
+    qs = model_questions() if questions is None else questions
+    r = runs(k1, qs, (reranker,))
+    cut, new = per_query(r["cut at k"], k2s), per_query(r[reranker], k2s)
+    for group in ("easy", "hard", "real", "all"):
+        keep = cut.index if group == "all" else cut.index[cut["slice"] == group]
+        for k2 in k2s:
+            for m in metric_names:
+                col = f"{m}@{k2}"
+                yield group, k2, m, new.loc[keep, col].tolist(), cut.loc[keep, col].tolist()
+
+
 def gains(k1: int, reranker: str, questions=None, k2s=K2S, metric_names=("nDCG", "RR", "hit")) -> Any:
     """Per slice (and all), for each k2 and metric: cut at k2, reranked, and the paired difference with its
     interval, the same queries on both sides: a bootstrap of the per-query differences for nDCG and RR, Newcombe's
     paired score interval for hit (0/1 per query)."""
     import pandas as pd
 
-    qs = model_questions() if questions is None else questions
-    r = runs(k1, qs, (reranker,))
-    cut, new = per_query(r["cut at k"], k2s), per_query(r[reranker], k2s)
     rows = []
-    for group in ("easy", "hard", "real", "all"):
-        keep = cut.index if group == "all" else cut.index[cut["slice"] == group]
-        for k2 in k2s:
-            for m in metric_names:
-                col = f"{m}@{k2}"
-                a, b = new.loc[keep, col].tolist(), cut.loc[keep, col].tolist()
-                if m == "hit":  # 0/1 per query: the paired score interval, which never collapses
-                    d, low, high = stats.paired_newcombe(a, b)
-                else:
-                    d = stats.diff_ci(a, b)
-                    d, low, high = d["difference"], d["low"], d["high"]
-                rows.append({"slice": group, "k2": k2, "metric": m, "n": len(keep), "cut at k2": sum(b) / len(b),
-                             reranker: sum(a) / len(a), "difference": d, "low": low, "high": high})  # fmt: skip
+    for group, k2, m, a, b in _paired_columns(k1, reranker, questions, k2s, metric_names):
+        if m == "hit":  # 0/1 per query: the paired score interval, which never collapses
+            d, low, high = stats.paired_newcombe(a, b)
+        else:
+            d = stats.diff_ci(a, b)
+            d, low, high = d["difference"], d["low"], d["high"]
+        rows.append({"slice": group, "k2": k2, "metric": m, "n": len(a), "cut at k2": sum(b) / len(b),
+                     reranker: sum(a) / len(a), "difference": d, "low": low, "high": high})  # fmt: skip
     return pd.DataFrame(rows).set_index(["slice", "k2", "metric"])
 
 
@@ -213,33 +219,24 @@ def gains_by_kind(k1: int, reranker: str, questions=None, k2s=K2S, metric_names=
     Also ``method``: the interval's method in a few words."""
     import pandas as pd
 
-    qs = model_questions() if questions is None else questions
-    r = runs(k1, qs, (reranker,))
-    cut, new = per_query(r["cut at k"], k2s), per_query(r[reranker], k2s)
     rows = []
-    for group in ("easy", "hard", "real", "all"):
-        keep = cut.index if group == "all" else cut.index[cut["slice"] == group]
-        for k2 in k2s:
-            for m in metric_names:
-                col = f"{m}@{k2}"
-                a, b = new.loc[keep, col].tolist(), cut.loc[keep, col].tolist()
-                iv = stats.interval_for("paired 0/1" if m == "hit" else "paired graded", (a, b))
-                method = (
-                    "rule bound"
-                    if iv.method.startswith("rule bound")
-                    else "paired Newcombe"
-                    if "Newcombe" in iv.method
-                    else "sparse bound"
-                    if "sparse bound" in iv.method
-                    else "bootstrap-t"
-                )
-                changed = sum(x != y for x, y in zip(a, b, strict=True))
-                low, high = iv.low, iv.high
-                if method == "sparse bound":  # so few queries changed that a bootstrap's ends would sit on 0: the
-                    method = f"sparse bound: {changed} of {len(keep)} changed"  # share that changed bounds it
-                rows.append({"slice": group, "k2": k2, "metric": m, "n": len(keep), "cut at k2": sum(b) / len(b),
-                             reranker: sum(a) / len(a), "difference": iv.estimate, "low": low, "high": high,
-                             "method": method})  # fmt: skip
+    for group, k2, m, a, b in _paired_columns(k1, reranker, questions, k2s, metric_names):
+        iv = stats.interval_for("paired 0/1" if m == "hit" else "paired graded", (a, b))
+        method = (
+            "rule bound"
+            if iv.method.startswith("rule bound")
+            else "paired Newcombe"
+            if "Newcombe" in iv.method
+            else "sparse bound"
+            if "sparse bound" in iv.method
+            else "bootstrap-t"
+        )
+        changed = sum(x != y for x, y in zip(a, b, strict=True))
+        if method == "sparse bound":  # so few queries changed that a bootstrap's ends would sit on 0: the
+            method = f"sparse bound: {changed} of {len(a)} changed"  # share that changed bounds it
+        rows.append({"slice": group, "k2": k2, "metric": m, "n": len(a), "cut at k2": sum(b) / len(b),
+                     reranker: sum(a) / len(a), "difference": iv.estimate, "low": iv.low, "high": iv.high,
+                     "method": method})  # fmt: skip
     return pd.DataFrame(rows).set_index(["slice", "k2", "metric"])
 
 
