@@ -34,7 +34,7 @@ from typing import Any
 
 from labkit.core import args
 from labkit.text.chunking import Chunk, chunks_by_doc
-from labkit.text.words import jaccard, terms
+from labkit.text.words import jaccard
 
 __all__ = ["LexicalReader", "TruncatingReader", "visible_passages", "build_contexts", "position_accuracy"]
 
@@ -62,8 +62,8 @@ class LexicalReader:
         passages = _check_passages(passages)
         if not passages:
             raise ValueError("passages is empty: the reader needs at least one passage")
-        q = set(terms(question))
-        scores = [jaccard(q, set(terms(p))) for p in passages]
+        # texts, not term sets: jaccard keeps each text's terms, so a passage met again is not split again
+        scores = [jaccard(question, p) for p in passages]
         return passages[max(range(len(passages)), key=lambda i: (scores[i], passages[i]))]
 
 

@@ -340,7 +340,7 @@ READ_IMAGE = """async img => {
 # Key-to-update latency: from the learner's event on the explorer (key down, pointer down or a select's change,
 # the first after arming) to the last change of any of its outputs, in the page's own clock. Read after a check
 # has seen the page show the new state, so "the last change" is the one that completed it.
-ARM_LATENCY = """root => {
+ARM_LATENCY = """(root, outputs) => {
     if (!root.__lk) {
         const st = root.__lk = {t0: null, last: null};
         // the learner's last event before the outputs change starts the clock: a key, a click or a change; a text
@@ -350,7 +350,7 @@ ARM_LATENCY = """root => {
         for (const ev of ["keydown", "pointerdown", "change"]) root.addEventListener(ev, mark, {capture: true});
         root.addEventListener("input", filled, {capture: true});
         const obs = new MutationObserver(() => { if (st.t0 !== null) st.last = performance.now(); });
-        root.querySelectorAll("[class*='lk-output-']").forEach(o =>
+        root.querySelectorAll(outputs).forEach(o =>
             obs.observe(o, {subtree: true, childList: true, characterData: true, attributes: true}));
     }
     root.__lk.t0 = null;
@@ -387,6 +387,8 @@ class ExplorerPage:
     or a chart's PNG byte for byte. What each state should show is proven by the unit tests
     (tests/test_widgets.py); this proves the wiring, in the real front end.
     """
+
+    outputs = "[class*='lk-output-']"  # the elements whose changes end a timed move (CSS selector, inside root)
 
     def __init__(self, page, stem: str, explorer, timeout: float = WIDGET_TIMEOUT_S):
         self.page, self.stem, self.explorer, self.timeout = page, stem, explorer, timeout
@@ -485,20 +487,22 @@ class ExplorerPage:
     def arm(self) -> None:
         """Start timing the next move: the learner's next event on the explorer to its outputs' last change."""
         if self.root.count() == 1:
-            self.root.evaluate(ARM_LATENCY)
+            self.root.evaluate(ARM_LATENCY, self.outputs)
 
-    def settle(self) -> None:
+    def settle(self) -> bool:
         """Wait (in the page, polling a flag every 20 ms) until the armed move's outputs changed and then kept
-        still for 150 ms, or WIDGET_TIMEOUT_S; the check that follows says what is wrong if nothing changed."""
+        still for 150 ms, or WIDGET_TIMEOUT_S; the check that follows says what is wrong if nothing changed.
+        False: no output under :attr:`outputs` changed in that time."""
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
         if self.root.count() != 1:
-            return
+            return True
         try:
             self.page.wait_for_function(SETTLED, arg=self.root.element_handle(), polling=20,
                                         timeout=self.timeout * 1000)  # fmt: skip
         except PlaywrightTimeout:
-            pass
+            return False
+        return True
 
     def record_latency(self, move: str = "") -> float | None:
         """The armed move's latency in ms, kept in :data:`LATENCIES` with ``move`` (what the learner did; None: no
@@ -517,13 +521,17 @@ class ExplorerPage:
         take a core from the kernel and the browser, and time the test, not the explorer). Returns what this
         check expected.
         """
+        settled = True
         if want is not None and want != self.confirmed:  # a timed move: let the page settle before reading it,
-            self.settle()  # so reads do not time; a move whose outputs equal what is shown changes nothing to wait for
+            settled = self.settle()  # so reads do not time; a move whose outputs equal what is shown has no change
         want = self.expected() if want is None else want
         assert want != previous, f"{self.stem}: {self.name} {widget} -> the test's move changes nothing"
         shown = poll(lambda: self.shown(want), want, self.timeout)
         if shown != want:
             raise AssertionError(f"{self.stem}: {self.name} {widget} -> {self.explain(shown, want)}")
+        # the page shows the new state, so an output changed: unseen, the move waited the whole timeout, untimed
+        assert settled, (f"{self.stem}: {self.name} {widget} -> the outputs changed but none under {self.outputs!r} "
+                         "did: that selector misses where this explorer shows them")  # fmt: skip
         assert not self.error(), f"{self.stem}: {self.name} {widget} -> unexpected error {self.error()!r}"
         self.confirmed = want
         return want

@@ -264,6 +264,8 @@ def kept_share(rank: int) -> float:
 class WelcomePage(ExplorerPage):
     """00_welcome's ``interact(kept_share, rank=3)``: its slider and the value it prints, against kept_share here."""
 
+    outputs = ".widget-output"  # ipywidgets' own output area: a timed move ends when it changes
+
     def __init__(self, page, stem: str):
         self.page, self.stem, self.timeout, self.name = page, stem, ld.WIDGET_TIMEOUT_S, "interactive widget"
         self.root, self.state = page.locator(".jp-OutputArea-output .widget-interact"), {"rank": 3}
