@@ -55,12 +55,10 @@ class Dropped:
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
 
 
-@lru_cache(maxsize=64)
 def _normalised(text: str) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
     """``text`` folded (:func:`labkit.text.words.fold`: NFC, case folded) with white-space runs collapsed and curly
     quotes straightened, and for each character of the result the start and end offsets in ``text`` of the
-    original characters it came from (an ``e`` + combining accent is one ``é`` that came from two). Kept for the
-    last documents seen: every quote of a document is located in the same normalised text."""
+    original characters it came from (an ``e`` + combining accent is one ``é`` that came from two)."""
     folded, starts, ends = fold_with_offsets(text)
     out, start, end = [], [], []
     prev_space = False
@@ -80,6 +78,13 @@ def _normalised(text: str) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
     return "".join(out), tuple(start), tuple(end)
 
 
+@lru_cache(maxsize=64)
+def _normalised_document(document: str) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
+    """:func:`_normalised`, kept for the last documents seen (not their quotes, which would push them out): every
+    quote of a document is located in the same normalised text."""
+    return _normalised(document)
+
+
 def locate_quote(quote: str, document: str, within: tuple[int, int] | None = None) -> tuple[int, int] | None:
     """``(start, end)`` of ``quote`` in ``document`` (preferring the range ``within``), or None.
 
@@ -97,7 +102,7 @@ def locate_quote(quote: str, document: str, within: tuple[int, int] | None = Non
     q, _, _ = _normalised(quote.strip(" .,;:"))
     if not q.strip():
         return None
-    d, start, end = _normalised(document)
+    d, start, end = _normalised_document(document)
     starts = [m.start() for m in re.finditer(re.escape(q), d)]
     if not starts:
         return None

@@ -265,6 +265,8 @@ class WelcomePage(ExplorerPage):
     """00_welcome's ``interact(kept_share, rank=3)``: its slider and the value it prints, against kept_share here."""
 
     outputs = ".widget-output"  # ipywidgets' own output area: a timed move ends when it changes
+    # the explorers' target is for states computed ahead in the page; interact calls the function in the kernel
+    no_target = "ipywidgets.interactive, a kernel round trip per move"
 
     def __init__(self, page, stem: str):
         self.page, self.stem, self.timeout, self.name = page, stem, ld.WIDGET_TIMEOUT_S, "interactive widget"
