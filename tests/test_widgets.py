@@ -15,6 +15,7 @@ from labkit.data.toys import RUNNING_GRADES, RUNNING_UNRETRIEVED
 from labkit.judges.faithfulness import Verdict
 from labkit.measures import fusion, metrics, stats, triage
 from labkit.ui import plots, widgets
+from labkit.ui.widgets import chunks
 from labkit.ui.widgets.explorer import Explorer, html_cells, html_table, html_text
 
 
@@ -456,12 +457,21 @@ def test_chunk_grid_explorer_compares_sizes_at_an_equal_reading_budget_by_defaul
     chart = html_text(ex.html_for(budget=640)["chart"])
     assert "ER@k bm25, ~640 words (k = 10, 5, 2)" in chart
     assert ex.html_for(budget=320, size=256)["costs"].count('data-read="k">1<') == 1  # 320 // 256, at least 1
+    # the control the mode ignores is greyed, says why, and stays movable; the other is drawn as ipywidgets draws it
+    greyed = chunks.IGNORED_HANDLE
+    assert (ex.k.style.handle_color, ex.budget.style.handle_color) == (greyed, None)
+    assert "set by the reading budget" in ex.k.tooltip and ex.budget.tooltip is None and not ex.k.disabled
     ex.mode.value = "shared k"
     assert ex.result["k"] == 10 and ex.result["budget"] is None
+    assert (ex.k.style.handle_color, ex.budget.style.handle_color) == (None, greyed)
+    assert ex.k.tooltip is None and "one k for every size" in ex.budget.tooltip and not ex.budget.disabled
+    assert widgets.ChunkGridExplorer(grid).k.style.handle_color == greyed
+    assert ex.k.style.handle_color is None  # each explorer greys its own controls, not a style they share
     ex.k.value = 4
     assert ex.result["k"] == 4
     ex.mode.value = "equal budget"
     assert ex.result["k"] == 10  # back to the budget's k, whatever the k slider says
+    assert (ex.k.style.handle_color, ex.budget.style.handle_color) == (greyed, None)
     with pytest.raises(ValueError, match="mode must be one of"):
         widgets.ChunkGridExplorer(grid, mode="same k")
     with pytest.raises(ValueError, match="budget must be one of budgets"):

@@ -874,7 +874,8 @@ dev.costs(64, 16, k=10)
 
 # %% [markdown]
 # Move the budget (or switch to a shared *k* and move *k*), the size and the overlap; every chunking of the grid
-# was built above, so a move evaluates one configuration (then caches it) and redraws. The costs line says which
+# was built above, so a move evaluates one configuration (then caches it) and redraws. The slider the current mode
+# does not use is drawn grey (hover it to see why) and moving it changes nothing. The costs line says which
 # *k* is read; the table shows chunk-level R@k and nDCG@k next to evidence recall ER@k; the heatmaps mark the
 # current cell, each size at its own *k* at an equal budget. Compare a size's cell in the two modes: at a shared
 # *k* the big chunks read several times the words.

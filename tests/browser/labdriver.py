@@ -294,6 +294,12 @@ PROMPTS = (
 # ---------------------------------------------------------------- explorers
 
 
+def css_rgb(hex_colour: str) -> str:
+    """``"#c8c8c8"`` as a computed style says it: ``"rgb(200, 200, 200)"``."""
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
 def exact(text: str) -> re.Pattern:
     return re.compile(f"^\\s*{re.escape(text)}\\s*$")
 
@@ -407,6 +413,11 @@ class ExplorerPage:
 
     def readout(self, label: str) -> str:
         return self.slider(label).locator(".widget-readout").inner_text().strip()
+
+    def handle_colour(self, label: str) -> str:
+        """The computed background colour of slider ``label``'s handle, as the page draws it (``rgb(r, g, b)``)."""
+        handle = self.slider(label).locator(".noUi-handle")
+        return handle.evaluate("h => getComputedStyle(h).backgroundColor")
 
     def press_slider(self, label: str, key: str, times: int = 1) -> None:
         handle = self.slider(label).locator(".noUi-handle")

@@ -27,6 +27,7 @@ from labkit.chapters import CHAPTERS
 from labkit.data.toys import RUNNING_GRADES
 from labkit.studies import cascade
 from labkit.ui.widgets import grades_text
+from labkit.ui.widgets.chunks import IGNORED_HANDLE
 
 pytestmark = pytest.mark.browser
 
@@ -49,6 +50,10 @@ def readout(label: str, want: str) -> Control:
 
 def chosen(*want: str) -> Control:
     return Control("toggles", lambda ex: ex.chosen(), list(want))
+
+
+def greyed(label: str, want: bool) -> Control:  # a slider the explorer's mode ignores: its handle drawn grey
+    return Control(f"slider {label!r} greyed", lambda ex: ex.handle_colour(label) == ld.css_rgb(IGNORED_HANDLE), want)
 
 
 def focus_on(want: str) -> Control:  # the focused element's text, inside the explorer
@@ -414,12 +419,12 @@ STEPS = {  # by chapter number: the steps a learner takes in it
     "05": [
         # SelectionSliders: a key press moves one option, the readout shows its label. Run All has built all nine
         # chunkings in the kernel; one it had not would take 1-3 s, hence the longer poll (GRID_TIMEOUT_S)
-        Open("ChunkGridExplorer"),
+        Open("ChunkGridExplorer", shows=(greyed("k", True), greyed("budget (words)", False))),
         Shot(),
         Slide("chunk size (words)", "ArrowRight", "size", 256, "256"),
         Slide("overlap", "Home", "overlap_share", 0.0, "0%"),
         Slide("budget (words)", "ArrowLeft", "budget", 960, "960"),  # an equal budget: k follows the size
-        Toggle("shared k", "mode"),  # one k for every size: the budget is then ignored, k moves the cut
+        Toggle("shared k", "mode", shows=(greyed("budget (words)", True), greyed("k", False))),  # budget ignored
         Slide("k", "ArrowLeft", "k", 7, "7", times=3),  # an IntSlider: same chunking, another cut of the runs
         Slide("chunk size (words)", "Home", "size", 64, "64"),  # overlap stays 0 %, k stays 7
     ],

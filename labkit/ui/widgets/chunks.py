@@ -21,6 +21,8 @@ __all__ = ["ChunkGridExplorer", "MODES", "chunk_grid_view", "costs_html", "grid_
 # ---------------------------------------------------------------- 05: the chunk grid
 
 
+IGNORED_HANDLE = "#c8c8c8"
+"""The handle colour of the slider the explorer's mode ignores (greyed, still movable)."""
 MODES = ("equal budget", "shared k")
 """How the explorer picks k: ``"equal budget"`` (k per size, :func:`labkit.retrieval.grid.budget_k`: every size reads
 about the same number of words) or ``"shared k"`` (one k for every size: bigger chunks read more words)."""
@@ -99,7 +101,8 @@ class ChunkGridExplorer(Explorer):
     ``budget_k(size, budget)`` chunks at each size (about ``budget`` words whatever the size; control "budget
     (words)"), ``"shared k"`` reads ``k`` chunks at every size (control "k"), the comparison chapter 05 warns about.
     The control the mode ignores is left movable (a move changes nothing; the costs line says which k is read): a
-    control disabled from the kernel would swallow a key press the page sends before the kernel re-enables it.
+    control disabled from the kernel would swallow a key press the page sends before the kernel re-enables it. It is
+    greyed instead (its handle, :data:`IGNORED_HANDLE`) and its tooltip says why (:meth:`mark_ignored`).
     A configuration is chunked, indexed and evaluated the first time it is chosen, then cached. The picture
     (:func:`grid_er_picture`) is each retriever's ER over the whole grid at the current budget or k, the current
     cell marked: every chunking of the grid is built with the explorer (chapter 05 has built them all by then) and
@@ -137,6 +140,8 @@ class ChunkGridExplorer(Explorer):
         self.curves = {(sz, f, r): grid.evidence_curve(sz, int(sz * f), r, max_k)
                        for sz in sizes for f in overlap_shares for r in names}  # fmt: skip
         self._views: dict[tuple, dict[str, Any]] = {}
+        self.mode.observe(lambda _: self.mark_ignored(), names="value")
+        self.mark_ignored()
         super().__init__(
             {"size": self.size, "overlap_share": self.overlap, "k": self.k, "mode": self.mode, "budget": self.budget},
             self._view,
@@ -147,6 +152,17 @@ class ChunkGridExplorer(Explorer):
             summary=lambda view: {key: v for key, v in view.items() if key != "share"}
             | {"table": view["table"].round(4)},
         )  # fmt: skip
+
+    def mark_ignored(self) -> None:
+        """Grey the control the current mode ignores and say why in its tooltip; the other one as ipywidgets draws
+        it. A style and a tooltip only: the control stays movable (see the class docstring)."""
+        budget_mode = self.mode.value == "equal budget"
+        for control, ignored, why in (
+            (self.k, budget_mode, "k is set by the reading budget"),
+            (self.budget, not budget_mode, "the budget is not used: one k for every size"),
+        ):
+            control.style.handle_color = IGNORED_HANDLE if ignored else None
+            control.tooltip = f"not used in this mode ({why}): switch 'compare at' to use it" if ignored else None
 
     def _view(self, size, overlap_share, k, mode="equal budget", budget=1280):
         """:func:`chunk_grid_view`, each state once (a revisit only redraws; a move of the control the mode ignores
