@@ -213,8 +213,42 @@ def test_rerank_trains_on_the_dev_questions_and_is_measured_on_the_others(tmp_pa
     check_against_trec_eval(out, got, test)  # no dev question in the run, nor in any figure of it
     a = entry.check_args(documents=str(docs), questions=str(questions), size=12, overlap=3, rerank=True)
     s, ranked, _ = entry.build(a)
-    again = reranker.run(a.rerank, s, ranked["hybrid"])  # fitted afresh: seeded, one thread, the same run
+    a.rerank.model = None  # fitted afresh: seeded, one thread, the same run
+    again = reranker.run(a.rerank, s, ranked["hybrid"])
     assert again == ranked["hybrid+rerank"] == {q: ranked["hybrid+rerank"][q] for q in test}
+    # per question kind, the reranked run's means are over its own questions, and the table says how many
+    assert got["by_kind"]["3"]["fact"]["n"] == len(TOPICS) and got["by_kind"]["3"]["fact"]["n hybrid+rerank"] == 10
+
+
+def test_rerank_measures_the_follow_ups_as_typed_and_as_rewritten_on_its_own_questions(tmp_path, monkeypatch):
+    import pytrec_eval
+
+    docs, questions = rerank_folder(tmp_path, n_dev=12)
+    rows = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines()]
+    follow = {"q00", "q12", "q13", "q14"}  # one dev question (trained on, never measured) and three test ones
+    for r in rows:
+        if r["qid"] in follow:
+            r["rewritten"], r["question"], r["history"] = r["question"], "and its access code?", ["which floor?"]
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "r"
+    assert main(["report", str(docs), "--queries", str(questions), "--out", str(out), "--format", "json",
+                 "--rerank", *RERANK_SIZE]) == 0  # fmt: skip
+    got = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    rewritten, typed = (got["follow_ups"]["3"][w] for w in ("as rewritten (the report's rows)", "as typed"))
+    for row in (rewritten, typed):
+        assert row["n"] == 4 and row["n hybrid+rerank"] == 3 and row["nDCG@k hybrid+rerank"] is not None
+    qrels, run = trec.read_qrels(out / "qrels.txt"), trec.read_run(out / "run-hybrid+rerank.txt")
+    scores = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.3"}).evaluate({q: run[q] for q in follow - {"q00"}})
+    mean = sum(x["ndcg_cut_3"] for x in scores.values()) / 3
+    assert rewritten["nDCG@k hybrid+rerank"] == pytest.approx(mean, abs=1e-9)  # the report's own rows, its 3
+    # as typed ("and its access code?" names no topic) the hybrid finds less, and the reranker reorders only that
+    assert typed["nDCG@k hybrid"] < rewritten["nDCG@k hybrid"]
+    page = tmp_path / "page"
+    assert main(["report", str(docs), "--queries", str(questions), "--out", str(page), "--rerank", *RERANK_SIZE]) == 0
+    html_text = (page / "report.html").read_text(encoding="utf-8")
+    follow_part = html_text[html_text.index("Follow-ups: as typed and as rewritten") :]
+    assert "n hybrid+rerank" in follow_part and "nDCG@k hybrid+rerank" in follow_part
 
 
 def test_rerank_without_dev_questions_carries_the_handbooks_model_over(tmp_path, monkeypatch, capsys):

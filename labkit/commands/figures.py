@@ -90,6 +90,16 @@ def _group_means(frame, by: str, cols: list[str]):
     return out.astype({"n": int}).rename_axis(by) if len(out) else pd.DataFrame()
 
 
+def _partial_n(table, frame, by: str, partial: list[str]):
+    """``table`` (a :func:`_group_means` table, formatted) with ``n <run>`` after its ``n`` for each run in
+    ``partial`` (a run holding only some questions: the reranked run, without its dev questions): how many of the
+    group's questions that run's means are over."""
+    for i, name in enumerate(partial, start=1):
+        counts = frame[f"nDCG@k {name}"].notna().groupby(frame[by]).sum()
+        table.insert(i, f"n {name}", [int(counts.get(g, 0)) for g in table.index])
+    return table
+
+
 def _own_columns(frame, o, k, gold, qrels) -> None:
     """hit@k and ER@k of an outside run of its own passages, added to ``frame`` (one row per answerable
     question)."""
@@ -147,13 +157,17 @@ def measures(a: SimpleNamespace, s: SimpleNamespace, ranked: dict, outsiders: li
         found_rows.append(table.assign(k=k).set_index("k", append=True).swaplevel())
         found_json += [{"k": k, **row} for row in table.reset_index().to_dict("records")]
     paired = pd.concat(found_rows)
+    partial = [name for name, run in ranked.items() if any(q not in run for q in asked)]  # the reranked run
     by_kind, kinds_json = {}, {}
     for k, f in at.items():
         kinds = _group_means(f, "kind", metric_cols(f))
-        table = stats.fmt_ci_table(kinds)
-        table["note"] = [_small(int(n)) for n in kinds["n"]]
+        table = _partial_n(stats.fmt_ci_table(kinds), f, "kind", partial)
+        table["note"] = ["; ".join(x for x in [_small(int(row["n"])), *(f"{name}: {_small(int(row[f'n {name}']))}"
+                                                for name in partial if _small(int(row[f"n {name}"])))] if x)
+                         for _, row in table.iterrows()]  # fmt: skip
         by_kind[k] = table
         kinds_json[str(k)] = {kind: {c: (None if pd.isna(v) else float(v)) for c, v in row.items()}
+                              | {f"n {name}": int(table.loc[kind, f"n {name}"]) for name in partial}
                               for kind, row in kinds.iterrows()}  # fmt: skip
     judged = pd.DataFrame({f"judged@{k}": _judged_at_k(s, ranked, k, asked) for k in a.ks})
     for o in outsiders:
@@ -167,7 +181,7 @@ def measures(a: SimpleNamespace, s: SimpleNamespace, ranked: dict, outsiders: li
                  for kind, n in sorted(Counter(at[a.ks[0]]["kind"]).items()) if n < MIN_N]  # fmt: skip
     if n_rerank is not None and n_rerank < MIN_N:
         warnings.append(f"{reranker.NAME} is measured on {n_rerank} question(s): {_small(n_rerank)}")
-    typed, typed_json = _follow_ups(a, s, at)
+    typed, typed_json = _follow_ups(a, s, at, partial)
     as_json = {
         "means": {
             str(k): {c: (None if pd.isna(v) else float(v)) for c, v in g.iloc[0].items()}
@@ -189,8 +203,9 @@ def measures(a: SimpleNamespace, s: SimpleNamespace, ranked: dict, outsiders: li
             "typed": typed, "warnings": warnings, "json": as_json, "own_qrels": own_qrels, "names": names}  # fmt: skip
 
 
-def _follow_ups(a, s, at):
-    """The follow-ups (questions with ``rewritten``) measured both ways by the built-in retrievers: as typed (the
+def _follow_ups(a, s, at, partial):
+    """The follow-ups (questions with ``rewritten``) measured both ways by the built-in retrievers and, with
+    ``--rerank``, the reranked run (the same model, on the follow-ups it is measured on: ``n <run>``): as typed (the
     question alone) and as rewritten (what the retrievers are given everywhere else in the report)."""
     import pandas as pd
 
@@ -201,15 +216,19 @@ def _follow_ups(a, s, at):
     st = SimpleNamespace(**vars(s))
     st.queries = typed_q
     ranked = {name: make_run(getattr(s, name), typed_q, DEPTH) for name in capstone.RETRIEVERS}
+    if a.rerank is not None:
+        ranked[reranker.NAME] = reranker.run(a.rerank, st, ranked["hybrid"])
     qids = [q.qid for q in follow]
-    cols = [f"{m} {r}" for r in capstone.RETRIEVERS for m in ("R@k", "nDCG@k", "hit@k", "ER@k")]
+    cols = [f"{m} {r}" for r in ranked for m in ("R@k", "nDCG@k", "hit@k", "ER@k")]
     frames, js = {}, {}
     for k in a.ks:
         both = pd.concat([at[k].loc[qids, cols].assign(searched="as rewritten (the report's rows)"),
-                          capstone.per_query(st, k, ranked)[cols].assign(searched="as typed")])  # fmt: skip
+                          _per_query(st, k, ranked, qids)[cols].assign(searched="as typed")])  # fmt: skip
         g = _group_means(both, "searched", cols)
-        frames[k] = stats.fmt_ci_table(g)
-        js[str(k)] = {w: {c: (None if pd.isna(v) else float(v)) for c, v in row.items()} for w, row in g.iterrows()}
+        frames[k] = _partial_n(stats.fmt_ci_table(g), both, "searched", partial)
+        js[str(k)] = {w: {c: (None if pd.isna(v) else float(v)) for c, v in row.items()}
+                      | {f"n {name}": int(frames[k].loc[w, f"n {name}"]) for name in partial}
+                      for w, row in g.iterrows()}  # fmt: skip
     return pd.concat(frames, names=["k"]), js
 
 

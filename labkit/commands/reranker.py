@@ -76,14 +76,19 @@ def describe(p: SimpleNamespace) -> str:
 
 
 def run(p: SimpleNamespace, s: SimpleNamespace, hybrid: dict[str, list[str]]) -> dict[str, list[str]]:
-    """``{qid: ranked chunk ids}`` for the questions ``p.measured``: the hybrid's top :data:`K1` reordered by the
-    reranker ``p`` names (trained here on ``p.train`` with the setting's qrels, or the handbook's), then the
-    hybrid's lower ranks unchanged. ``s`` is the report's setting, ``hybrid`` the hybrid's run over it."""
+    """``{qid: ranked chunk ids}`` for the questions of ``p.measured`` that ``hybrid`` holds: the hybrid's top
+    :data:`K1` reordered by the reranker ``p`` names (trained on ``p.train`` with the setting's qrels the first time,
+    then kept as ``p.model``, or the handbook's), then the hybrid's lower ranks unchanged. ``s`` is the report's
+    setting (its questions, as searched), ``hybrid`` the hybrid's run over them: a second call with the follow-ups
+    as typed reorders them by the same model."""
     by_qid = {q.qid: q for q in s.queries}
-    model = rs.learned() if p.mode == "handbook" else _fit(p, s, hybrid)
-    qids = [q for q in p.measured if hybrid[q]]  # a question with nothing retrieved keeps its empty ranking
+    if getattr(p, "model", None) is None:
+        p.model = rs.learned() if p.mode == "handbook" else _fit(p, s, hybrid)
+    model = p.model
+    held = [q for q in p.measured if q in hybrid]
+    qids = [q for q in held if hybrid[q]]  # a question with nothing retrieved keeps its empty ranking
     rows, names = rerank.features([by_qid[q].search_text for q in qids], [hybrid[q][:K1] for q in qids], s)
-    out = {q: [] for q in p.measured}
+    out = {q: [] for q in held}
     for q, r in zip(qids, rows, strict=True):
         out[q] = rerank.rerank(hybrid[q][:K1], model.scores(r, names)) + list(hybrid[q][K1:])
     return out
