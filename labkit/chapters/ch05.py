@@ -30,7 +30,9 @@ CHAPTER = Chapter(
     does=(
         "split rate (the seed's table), a 3×3 size × overlap grid re-indexing the handbook with gold remapped from "
         "character offsets, evidence recall at an equal reading budget, the dev choice checked on test (where it does "
-        "not hold); sliders for size, overlap, k"
+        "not hold), what a bigger chunk dilutes, chunking by structure (a table's header kept with its rows) and a "
+        "second embedding model (multilingual-e5-small) against MiniLM, each swap and both; sliders for size, "
+        "overlap, the reading budget or a shared k"
     ),
     status="ready",
     explorers=(
