@@ -114,6 +114,20 @@ def _ff_audit_lines():
     return (data_dir() / ffd.AUDIT_FILE).read_text(encoding="utf-8").splitlines()
 
 
+def test_the_second_fact_first_audit_rates_the_same_sheet_blind_with_its_own_rater():
+    from labkit import data_dir
+    from labkit.studies import fact_first_data as ffd
+
+    lines = (data_dir() / ffd.SECOND_FILE).read_text(encoding="utf-8").splitlines()
+    ids = [json.loads(line)["id"] for line in lines]
+    assert sorted(ids) == sorted(r["id"] for r in ffd.audit_sheet()) and len(ids) == len(set(ids))
+    second, first = ffd.second_audit(), ffd.audit()
+    assert {r["rater"] for r in second} == {"fact-first-second"}
+    assert [r["id"] for r in second] == [r["id"] for r in first]  # the same rows, joined to the same prompts
+    assert [(r["prompt"], r["i"]) for r in second] == [(r["prompt"], r["i"]) for r in first]
+    assert all(set(json.loads(line)) == {"id", "evidence", "why", "rater"} for line in lines)  # nothing copied
+
+
 def test_the_fact_first_audit_covers_every_kept_row_exactly_once_with_its_rater():
     from labkit.studies import fact_first_data as ffd
 

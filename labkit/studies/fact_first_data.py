@@ -5,9 +5,10 @@ Taught in 02_synthetic_hard_questions.
 
 The targets are the first :data:`labkit.generation.fact_first.N_FACT_FIRST` of chapter 02's seeded order; each has
 an easy question from chapter 02's prompt (plan ``02-easy``) and a fact-first one (plan ``02-fact-first``). The
-kept rows of both prompts were audited together by one rater with chapter 02's evidence rubric
-(``data/synth/README.md``), shown under opaque ids in a seeded shuffle so the rater could not tell which prompt
-wrote a row (:func:`audit_sheet`); the labels are in ``data/synth/fact_first_audit.jsonl``.
+kept rows of both prompts were audited together with chapter 02's evidence rubric (``data/synth/README.md``), shown
+under opaque ids in a seeded shuffle so the rater could not tell which prompt wrote a row (:func:`audit_sheet`); the
+labels are in ``data/synth/fact_first_audit.jsonl``, and a second rater's, blind to the first, of the same sheet in
+``data/synth/fact_first_second_rater.jsonl`` (:data:`SECOND_FILE`).
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from labkit.generation import fact_first, llm, synth
 from labkit.studies import handbook as hb
 from labkit.studies.synth_data import AUDIT_VALUES, targets
 
-__all__ = ["rows", "audit_sheet", "audit", "AUDIT_FILE", "PROMPTS"]
+__all__ = ["rows", "audit_sheet", "audit", "second_audit", "AUDIT_FILE", "SECOND_FILE", "PROMPTS"]
 
 AUDIT_FILE = "synth/fact_first_audit.jsonl"
+SECOND_FILE = "synth/fact_first_second_rater.jsonl"
+"""A second rater's audit of every row of the same sheet, blind to the first (:func:`second_audit`)."""
 PROMPTS = ("question first (02-easy)", "fact first (02-fact-first)")
 
 
@@ -83,3 +86,9 @@ def audit(path=None, seed: int = SEED) -> list[dict]:
         raise ValueError(f"{path} lacks {len(missing)} audited rows, first {missing[0]}: audit every row of the sheet")
     return [{**by_id[i], "id": i, "evidence": labels[i]["evidence"], "why": labels[i].get("why", ""),
              "rater": labels[i]["rater"]} for i in sorted(by_id)]  # fmt: skip
+
+
+def second_audit(seed: int = SEED) -> list[dict]:
+    """:func:`audit` of the second rater's labels (:data:`SECOND_FILE`): every row of the same sheet, rated blind
+    to the first rater's labels."""
+    return audit(data_dir() / SECOND_FILE, seed)

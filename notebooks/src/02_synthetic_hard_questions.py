@@ -318,23 +318,40 @@ ff_kept, ff_dropped = ffd.rows()
 ff = pd.DataFrame(ffd.audit())
 print(f"audited rows: {len(ff)}, rater(s): {sorted(set(ff['rater']))}")
 ff_targets = range(fact_first.N_FACT_FIRST)
-yes_by_target = {}
+
+
+def answered(audited):
+    """Per prompt, from one rater's audit: for each target, 1 if it kept a row whose span answers (yes); and for
+    each kept row, 1 if its span answers."""
+    by_target, of_kept = {}, {}
+    for name in ffd.PROMPTS:
+        part = audited[audited["prompt"] == name]
+        good = set(part.loc[part["evidence"] == "yes", "i"])
+        by_target[name] = [int(i in good) for i in ff_targets]
+        of_kept[name] = (part["evidence"] == "yes").astype(int).tolist()
+    return by_target, of_kept
+
+
+def ff_compare(family, audited):
+    """The two declared comparisons of ``family``, on one rater's audit."""
+    by_target, of_kept = answered(audited)
+    return family.findings(
+        {ff_per_target: (by_target[fact_first_name], by_target[question_first]),
+         ff_per_kept: (of_kept[fact_first_name], of_kept[question_first])},
+        kind={ff_per_target: "paired 0/1", ff_per_kept: "two independent proportions"})  # fmt: skip
+
+
+yes_by_target, yes_of = answered(ff)
 for name in ffd.PROMPTS:
-    part = ff[ff["prompt"] == name]
-    n_yes, n_drop = int((part["evidence"] == "yes").sum()), sum(p == name for p, _ in ff_dropped)
-    good = set(part.loc[part["evidence"] == "yes", "i"])
-    yes_by_target[name] = [int(i in good) for i in ff_targets]
-    print(f"{name}: kept {len(part)}, dropped {n_drop}; span answers (yes) {n_yes} of {len(part)} kept "
-          f"{stats.fmt_ci(*stats.wilson(n_yes, len(part)))}, {len(good)} of {len(ff_targets)} targets "
-          f"{stats.fmt_ci(*stats.wilson(len(good), len(ff_targets)))}")  # fmt: skip
+    n_kept, n_yes, n_good = len(yes_of[name]), sum(yes_of[name]), sum(yes_by_target[name])
+    n_drop = sum(p == name for p, _ in ff_dropped)
+    print(f"{name}: kept {n_kept}, dropped {n_drop}; span answers (yes) {n_yes} of {n_kept} kept "
+          f"{stats.fmt_ci(*stats.wilson(n_yes, n_kept))}, {n_good} of {len(ff_targets)} targets "
+          f"{stats.fmt_ci(*stats.wilson(n_good, len(ff_targets)))}")  # fmt: skip
 print(pd.crosstab(ff["prompt"], ff["evidence"], margins=True))
 ff_drops = pd.DataFrame([(p, d.reason) for p, d in ff_dropped], columns=["prompt", "why dropped"])
 print(pd.crosstab(ff_drops["why dropped"], ff_drops["prompt"]))
-yes_of = {name: (ff[ff["prompt"] == name]["evidence"] == "yes").astype(int).tolist() for name in ffd.PROMPTS}
-ff_found = ff_family.findings(
-    {ff_per_target: (yes_by_target[fact_first_name], yes_by_target[question_first]),
-     ff_per_kept: (yes_of[fact_first_name], yes_of[question_first])},
-    kind={ff_per_target: "paired 0/1", ff_per_kept: "two independent proportions"})  # fmt: skip
+ff_found = ff_compare(ff_family, ff)
 for f in ff_found.values():
     print(f.sentence)
 
@@ -357,7 +374,35 @@ for _, r in ff[ff["prompt"] == fact_first_name].sort_values("i").head(5).iterrow
 # or an introduction, and questions that ask for more than the fact says (a purpose, a process). The field order
 # makes the model write a sentence first; it does not make it pick one that stands alone. The blind audit makes
 # the same call as chapter 02's audit on 22 of the 26 question-first rows, so the rubric was applied much as
-# before; the rater is one AI assistant session, and a second rater would be the next check.
+# before.
+#
+# That audit is one AI assistant session's. A second session rated all 41 rows of the same sheet, blind to the
+# first rater's labels and, like it, to which prompt wrote a row (rater `fact-first-second`,
+# `data/synth/fact_first_second_rater.jsonl`). How far the two agree, on the three calls and on the one the
+# comparisons use (answers or not), and the same two comparisons by the second rater's labels, declared as a family
+# of their own before they are read:
+
+# %%
+ff2 = pd.DataFrame(ffd.second_audit()).set_index("id").loc[ff["id"]].reset_index()  # the same rows, the same order
+print(f"rater(s): {sorted(set(ff2['rater']))}, {len(ff2)} rows")
+for what, (a, b) in {"yes / partly / no": (ff["evidence"].tolist(), ff2["evidence"].tolist()),
+                     "answers (yes) or not": ((ff["evidence"] == "yes").tolist(),
+                                              (ff2["evidence"] == "yes").tolist())}.items():  # fmt: skip
+    rep = stats.kappa_report(a, b)
+    print(f"{what}: the same call on {rep['agree']} of {rep['n']} {stats.fmt_ci(rep['raw'], *rep['raw_ci'])}; "
+          f"kappa {stats.fmt_interval(stats.interval_for('kappa', (a, b)))}")  # fmt: skip
+print(pd.crosstab(ff["evidence"], ff2["evidence"], rownames=["first rater"], colnames=["second rater"]))
+ff_family_second = stats.Family("fact first against question first, the same targets, the second rater's labels",
+                                [ff_per_target, ff_per_kept])  # fmt: skip
+for f in ff_compare(ff_family_second, ff2).values():
+    print(f.sentence)
+
+# %% [markdown]
+# The two raters' calls agree far beyond chance (κ's lower bound above), and the table shows the rows where they
+# differ: none crosses from "yes" to "no". So the comparison does not rest on one rater's quirks, with one caveat:
+# both raters are AI assistant sessions, which may share the same leanings, and agreement between them is not
+# agreement with people (chapter 11 re-checks the judges against a class of learners). By the second rater's
+# labels the two comparisons give the verdicts printed last.
 #
 # ### The distractors column at work
 #
