@@ -100,7 +100,7 @@ LLM_MODEL ?= qwen2.5-coder-1.5b-instruct-q4_k_m
 llm-server: llm
 	$(BIN)/python -m labkit llm serve --model $(LLM_MODEL) --port 8080
 
-## test-llm: the tests that need the real model (byte-for-byte replay, llama.cpp's server)
+## test-llm: the tests that need the real model (byte-for-byte replay, llama.cpp's server, chapter 10 on a folder)
 test-llm: llm
 	$(BIN)/python -m pytest -q -m llm tests --durations=8
 

@@ -8,7 +8,9 @@ every cell ran, that each skipped model step said so in its own line, and that t
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import re
 from pathlib import Path
 
@@ -93,8 +95,10 @@ def outputs(cell) -> str:
     return "".join(parts)
 
 
-@pytest.mark.slow
-def test_chapter_10_runs_to_the_end_on_a_folder_without_a_model(tmp_path, monkeypatch):
+def run_chapter(tmp_path, monkeypatch, use_model: bool, llm_mode: str) -> tuple[str, str, list[str]]:
+    """Chapter 10 executed as nbval does (a kernel, every cell in order) on the folder :func:`write_folder` writes,
+    with ``USE_MODEL = use_model`` and ``LABKIT_LLM=llm_mode``: ``(docs, questions, each code cell's printed text)``
+    after checking that every cell ran without an error."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -104,19 +108,25 @@ def test_chapter_10_runs_to_the_end_on_a_folder_without_a_model(tmp_path, monkey
     inputs = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith("DOCUMENTS = ")]
     assert len(inputs) == 1, "chapter 10 must keep its inputs in one cell starting with DOCUMENTS ="
     source = inputs[0].source
-    for name, value in (("DOCUMENTS", docs), ("QUESTIONS", questions), ("USE_MODEL", False)):
+    for name, value in (("DOCUMENTS", docs), ("QUESTIONS", questions), ("USE_MODEL", use_model)):
         source, n = re.subn(rf"^{name} = .*$", f"{name} = {value!r}", source, flags=re.M)
         assert n == 1, f"the input cell must assign {name} once"
     inputs[0].source = source
     monkeypatch.setenv("LABKIT_LABELS", str(tmp_path / "labels"))  # an empty label folder: not the learner's
-    monkeypatch.setenv("LABKIT_LLM", "replay")  # even with a model configured, USE_MODEL = False must ask none
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    monkeypatch.setenv("LABKIT_LLM", llm_mode)
+    NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
 
     code = [c for c in nb.cells if c.cell_type == "code"]
     errors = [out for c in code for out in c.get("outputs", []) if out["output_type"] == "error"]
     assert not errors, errors
     assert all(c.execution_count is not None for c in code), "every code cell must have run"
-    printed = [outputs(c) for c in code]
+    return docs, questions, [outputs(c) for c in code]
+
+
+@pytest.mark.slow
+def test_chapter_10_runs_to_the_end_on_a_folder_without_a_model(tmp_path, monkeypatch):
+    # even with a model configured, USE_MODEL = False must ask none
+    docs, questions, printed = run_chapter(tmp_path, monkeypatch, use_model=False, llm_mode="replay")
     text = "\n".join(printed)
 
     # each skipped model step says so, once, in its own line
@@ -141,3 +151,25 @@ def test_chapter_10_runs_to_the_end_on_a_folder_without_a_model(tmp_path, monkey
     tests_with_passage = sum(q["split"] == "test" for q in QUESTIONS)
     assert f"({tests_with_passage} passages;" in relevance
     assert "nDCG@3 on the 4 test questions" in text
+
+
+@pytest.mark.llm
+@pytest.mark.skipif(
+    not os.environ.get("LABKIT_REQUIRE_LLM") and importlib.util.find_spec("llama_cpp") is None,
+    reason="the local model is not installed (make llm)",
+)
+def test_chapter_10_runs_to_the_end_on_a_folder_with_the_real_local_model(tmp_path, monkeypatch):
+    """The with-model path on one's own folder: the local 0.5B (LABKIT_LLM=local-small, live, nothing recorded)
+    writes Step 2's questions and Step 5's answers for the folder, and the chapter runs to the end with them."""
+    from labkit import data_dir
+
+    cassettes = {p: p.read_bytes() for p in (data_dir() / "llm").glob("*.jsonl")}
+    docs, questions, printed = run_chapter(tmp_path, monkeypatch, use_model=True, llm_mode="local-small")
+    text = "\n".join(printed)
+    assert "skipped: no model" not in text and "Step 2 wrote no questions (no model)" not in text
+    n_chunks = len(capstone.setting(docs, questions).chunks)
+    assert re.search(rf"^kept: \d+ of {n_chunks} targets", text, re.M), "Step 2 asked the model once per chunk"
+    assert f"({len(QUESTIONS)} answers; keys:" in text, "Step 5 answered every question, the unanswerable one too"
+    assert "generated minus yours, hybrid hit@10 (thr 3), two different question sets" in text
+    assert "Python 3.11" not in text and "faq-" not in text  # nothing of the bundled corpus is shown
+    assert {p: p.read_bytes() for p in (data_dir() / "llm").glob("*.jsonl")} == cassettes  # live: nothing recorded
