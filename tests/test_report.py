@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -114,6 +115,7 @@ def test_with_a_live_reader_on_loopback_the_report_adds_answers_and_their_2x2(tm
     rows = [json.loads(x) for x in (out / "answers.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [(r["qid"], r["answer"], r["declined"]) for r in rows] == [("q1", "SG-1.", False),
                                                                       ("q2", "I don't know.", True)]  # fmt: skip
+    assert {r["reader"] for r in rows} == {"test-model (live)"}  # the endpoint's model, as it was asked for
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "the reader declined" in page and "1 of 2" in page and "chapter 07's 2x2" in page
     cells = dict(re.findall(r"<th>(OK|GEN_FAIL|LUCKY|RET_FAIL)</th>\s*<td>(\d+)</td>", page))
@@ -289,3 +291,29 @@ def test_rerank_with_too_few_dev_questions_is_refused_before_anything_is_embedde
     err = capsys.readouterr().err
     assert words in err and not (tmp_path / "r").exists()
     assert 'mark none "dev"' in err if n_dev < 10 else 'mark some "split": "test"' in err
+
+
+@pytest.mark.llm
+@pytest.mark.skipif(
+    not os.environ.get("LABKIT_REQUIRE_LLM") and importlib.util.find_spec("llama_cpp") is None,
+    reason="the local model is not installed (make llm)",
+)
+def test_with_the_real_local_model_the_report_answers_every_question_and_records_nothing(tmp_path, monkeypatch):
+    """``--llm local-small``: the local 0.5B reads each question's hybrid top 3 and answers; the answers are
+    written beside the report with what the reader was given, and nothing is appended to the cassettes."""
+    from labkit import data_dir
+    from labkit.generation import llm
+
+    cassettes = {p: p.read_bytes() for p in (data_dir() / "llm").glob("*.jsonl")}
+    docs, questions = make_folder(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "report"
+    assert main(["report", str(docs), "--queries", str(questions), "--out", str(out), "--llm", "local-small"]) == 0
+    rows = [json.loads(x) for x in (out / "answers.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["qid"] for r in rows] == ["q1", "q2"]
+    assert all(isinstance(r["answer"], str) and r["answer"].strip() for r in rows)
+    assert all(isinstance(r["declined"], bool) and isinstance(r["retrieved"], bool) for r in rows)
+    assert {r["reader"] for r in rows} == {f"{llm.SMALL_MODEL} (local-small)"}  # which model wrote each answer
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "the reader declined" in page and f"top 3, {llm.SMALL_MODEL} (local-small)" in page
+    assert {p: p.read_bytes() for p in (data_dir() / "llm").glob("*.jsonl")} == cassettes

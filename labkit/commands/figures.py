@@ -256,7 +256,9 @@ def _answers_table(a, s, ranked):
     default = capstone.ABOUT if a.documents is None else capstone.FOLDER
     about = capstone.About(a.source or default.source, a.asker or default.asker)
     table = capstone.answers(s, client, about, ranked=ranked)
-    return table, f"the reader's answers (top 3, {a.llm_mode})", f"<p>Prompt: {html.escape(about.head)}</p>"
+    reader = f"{client.model} ({a.llm_mode})"  # each answer says which model wrote it, and how it was reached
+    table["reader"] = reader
+    return table, f"the reader's answers (top 3, {reader})", f"<p>Prompt: {html.escape(about.head)}</p>"
 
 
 def _answers_section(table, title, head, labels):
