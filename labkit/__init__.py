@@ -116,11 +116,9 @@ import os
 from pathlib import Path
 
 from labkit.core import args
+from labkit.core.files import ROOT
 
 __version__ = "0.1.0"
-
-ROOT = Path(__file__).resolve().parent.parent
-"""The workbook's root folder (the clone), found from this file, not the cwd."""
 
 SEED = 42
 

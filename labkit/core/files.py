@@ -24,11 +24,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from labkit import ROOT
 from labkit.core.cache import default_cache_dir
 
 __all__ = ["path_arg", "check_file", "read_text", "read_jsonl", "MAX_BYTES", "write_roots", "output_path",
            "write_text"]  # fmt: skip
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The workbook's root folder (the clone), found from this file, not the cwd (``labkit.ROOT``)."""
 
 MAX_BYTES = 256 * 2**20
 """The largest file labkit reads in one go (256 MiB): a bigger one is refused before a byte is read (a 1 GB
