@@ -37,17 +37,18 @@ lint: $(STAMP)
 	$(BIN)/ruff check labkit tests bench tools notebooks/src data/build_queries.py
 	$(BIN)/ruff format --check labkit tests bench tools data/build_queries.py
 
-# Unit tests and notebooks run on every core (pytest-xdist, -n auto); --dist loadfile keeps a test file, or a
-# notebook's cells, together on one worker, in order.
+# Unit tests and notebooks run on every core, up to 4 (pytest-xdist; a notebook's kernel peaks at 0.4-0.65 GB, so
+# 4 at once stay within a laptop's memory); --dist loadfile keeps a test file, or a notebook's cells, together on
+# one worker, in order.
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not browser and not llm" tests -n auto --dist loadfile --durations=8
+	$(BIN)/python -m pytest -q -m "not browser and not llm" tests -n auto --maxprocesses 4 --dist loadfile --durations=8
 
 # Each notebook runs once, followed in the same kernel by its exercises as the student copy has them
 # (tools/make_student.py --nbval): its stored outputs and the student checks' "not answered yet" are compared.
 nbval: $(STAMP)
 	$(BIN)/python tools/make_student.py --nbval --out build/nbval
 	rm -rf build/nbval-labels && mkdir -p build/nbval-labels
-	LABKIT_LABELS=build/nbval-labels $(BIN)/python -m pytest -q --nbval build/nbval --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly -n auto --dist loadfile
+	LABKIT_LABELS=build/nbval-labels $(BIN)/python -m pytest -q --nbval build/nbval --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:randomly -n auto --maxprocesses 4 --dist loadfile
 
 # The browser tests write their screenshots into build/screenshots/ (ignored by git); `make screenshots` writes the
 # README's, in docs/img/ (a file is rewritten only if its bytes changed).
