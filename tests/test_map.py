@@ -333,3 +333,48 @@ def test_the_readme_lists_labkit_parts_as_its_folders():
     assert f"in {NUMBER_WORDS[len(folders)]} parts" in entry, (
         f"README.md must say 'in {NUMBER_WORDS[len(folders)]} parts'"
     )
+
+
+# ---------------------------------------------------------------- the files and modules the text names
+
+NAMED_PATH = re.compile(
+    r"(?<![\w/.-])((?:labkit|tools|bench|tests|classroom|notebooks|data|docs)/[\w/.-]*\w"
+    r"\.(?:py|md|jsonl|json|txt|sh|cfg|ipynb|csv|npy|npz|png))\b"
+)
+NAMED_MODULE = re.compile(r"`(labkit(?:\.[A-Za-z_]\w*)+)`")
+
+
+def test_every_repository_path_the_text_names_exists():
+    """A path such as ``labkit/ui/widgets/ahead.py`` in a README, a docstring or a comment names a file of the
+    repository (``NN`` marks a placeholder: ``labkit/chapters/chNN.py``)."""
+    missing = []
+    for path in _scanned_files():
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in NAMED_PATH.finditer(line):
+                if "NN" not in m.group(1) and not (ROOT / m.group(1)).exists():
+                    missing.append(f"{path.relative_to(ROOT)}:{n}: {m.group(1)}")
+    assert not missing, "the text names files that are not in the repository (moved?):\n" + "\n".join(missing)
+
+
+def test_every_labkit_name_the_readmes_give_resolves():
+    """``labkit.retrieval.embeddings.cached_embeddings`` in a README is a module, or an attribute of one."""
+    import importlib
+
+    readmes = [ROOT / "README.md", *sorted((ROOT / "data").glob("**/README.md"))]
+    unresolved = []
+    for path in readmes:
+        if any(path.relative_to(ROOT).as_posix().startswith(p + "/") for p in NOT_OURS):
+            continue
+        for name in sorted(set(NAMED_MODULE.findall(path.read_text(encoding="utf-8")))):
+            parts = name.split(".")
+            for cut in range(len(parts), 0, -1):
+                try:
+                    obj = importlib.import_module(".".join(parts[:cut]))
+                except ImportError:
+                    continue
+                for attr in parts[cut:]:
+                    obj = getattr(obj, attr, None)
+                if obj is None:
+                    unresolved.append(f"{path.relative_to(ROOT)}: {name}")
+                break
+    assert not unresolved, "names that are not labkit's modules or attributes:\n" + "\n".join(unresolved)
