@@ -356,13 +356,15 @@ def test_every_repository_path_the_text_names_exists():
     assert not missing, "the text names files that are not in the repository (moved?):\n" + "\n".join(missing)
 
 
-def test_every_labkit_name_the_readmes_give_resolves():
-    """``labkit.retrieval.embeddings.cached_embeddings`` in a README is a module, or an attribute of one."""
+def test_every_labkit_name_the_text_gives_resolves():
+    """``labkit.retrieval.embeddings.cached_embeddings`` in backticks (a README, a chapter's prose, a docstring's
+    :mod: or :func:) is a module, or an attribute of one."""
     import importlib
 
     readmes = [ROOT / "README.md", *sorted((ROOT / "data").glob("**/README.md"))]
+    code = [p for d in ("labkit", "notebooks/src", "tools", "bench") for p in sorted((ROOT / d).rglob("*.py"))]
     unresolved = []
-    for path in readmes:
+    for path in readmes + code:
         if any(path.relative_to(ROOT).as_posix().startswith(p + "/") for p in NOT_OURS):
             continue
         for name in sorted(set(NAMED_MODULE.findall(path.read_text(encoding="utf-8")))):
