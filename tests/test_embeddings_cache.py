@@ -218,6 +218,28 @@ def test_the_chapters_queries_come_from_the_committed_table_and_other_texts_are_
     assert np.array_equal(got[1], live)
 
 
+def test_chapter_10s_bundled_questions_are_in_the_table_as_the_chapters_own_call_embeds_them():
+    """The FAQ's labelled questions and the 1.5B's generated ones: listed, and each group's stored vectors are the
+    ones one call of the model gives it (the chapter's batch), so reading the table ranks as embedding them did."""
+    import sys
+
+    import numpy as np
+
+    from labkit import ROOT
+    from labkit.retrieval import embeddings
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import embed_queries
+
+    table = np.load(embeddings.committed_dir() / embeddings.QUERY_TABLE)
+    stored = dict(zip(table["texts"].tolist(), table["vectors"], strict=True))
+    groups = embed_queries.chapter_10_groups()
+    assert [len(g) for g in groups] == [80, 30]
+    for group in groups:
+        assert set(group) <= set(stored), "a chapter 10 question is missing: run tools/embed_queries.py"
+        assert np.array_equal(np.stack([stored[t] for t in group]), embeddings.default_model().encode(group))
+
+
 def test_a_query_table_rewritten_keeps_the_vectors_it_had_and_embeds_only_new_texts(tmp_path):
     path, model = tmp_path / "queries.npz", Counting()
     assert embeddings.write_query_table(["a", "b"], path, model) == 2
