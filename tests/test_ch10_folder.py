@@ -8,13 +8,12 @@ every cell ran, that each skipped model step said so in its own line, and that t
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
+from test_llm_local import llm_installed  # tests/ is on the path
 
 from labkit.studies import capstone
 
@@ -154,10 +153,7 @@ def test_chapter_10_runs_to_the_end_on_a_folder_without_a_model(tmp_path, monkey
 
 
 @pytest.mark.llm
-@pytest.mark.skipif(
-    not os.environ.get("LABKIT_REQUIRE_LLM") and importlib.util.find_spec("llama_cpp") is None,
-    reason="the local model is not installed (make llm)",
-)
+@llm_installed  # the same condition as the other real-model tests (tests/test_llm_local.py)
 def test_chapter_10_runs_to_the_end_on_a_folder_with_the_real_local_model(tmp_path, monkeypatch):
     """The with-model path on one's own folder: the local 0.5B (LABKIT_LLM=local-small, live, nothing recorded)
     writes Step 2's questions and Step 5's answers for the folder, and the chapter runs to the end with them."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
 
 import pytest
+from test_llm_local import llm_installed  # tests/ is on the path
 
 from labkit.commands.cli import main
 from labkit.data import trec
@@ -294,10 +294,7 @@ def test_rerank_with_too_few_dev_questions_is_refused_before_anything_is_embedde
 
 
 @pytest.mark.llm
-@pytest.mark.skipif(
-    not os.environ.get("LABKIT_REQUIRE_LLM") and importlib.util.find_spec("llama_cpp") is None,
-    reason="the local model is not installed (make llm)",
-)
+@llm_installed  # the same condition as the other real-model tests (tests/test_llm_local.py)
 def test_with_the_real_local_model_the_report_answers_every_question_and_records_nothing(tmp_path, monkeypatch):
     """``--llm local-small``: the local 0.5B reads each question's hybrid top 3 and answers; the answers are
     written beside the report with what the reader was given, and nothing is appended to the cassettes."""

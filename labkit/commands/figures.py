@@ -90,6 +90,13 @@ def _group_means(frame, by: str, cols: list[str]):
     return out.astype({"n": int}).rename_axis(by) if len(out) else pd.DataFrame()
 
 
+def _note(row, partial: list[str]) -> str:
+    """A group's small-sample note: its own ``n``, then each partial run's ``n <run>`` that is small too."""
+    small = {name: _small(int(row[f"n {name}"])) for name in partial}
+    notes = [_small(int(row["n"])), *(f"{name}: {why}" for name, why in small.items() if why)]
+    return "; ".join(x for x in notes if x)
+
+
 def _partial_n(table, frame, by: str, partial: list[str]):
     """``table`` (a :func:`_group_means` table, formatted) with ``n <run>`` after its ``n`` for each run in
     ``partial`` (a run holding only some questions: the reranked run, without its dev questions): how many of the
@@ -162,9 +169,7 @@ def measures(a: SimpleNamespace, s: SimpleNamespace, ranked: dict, outsiders: li
     for k, f in at.items():
         kinds = _group_means(f, "kind", metric_cols(f))
         table = _partial_n(stats.fmt_ci_table(kinds), f, "kind", partial)
-        table["note"] = ["; ".join(x for x in [_small(int(row["n"])), *(f"{name}: {_small(int(row[f'n {name}']))}"
-                                                for name in partial if _small(int(row[f"n {name}"])))] if x)
-                         for _, row in table.iterrows()]  # fmt: skip
+        table["note"] = [_note(row, partial) for _, row in table.iterrows()]
         by_kind[k] = table
         kinds_json[str(k)] = {kind: {c: (None if pd.isna(v) else float(v)) for c, v in row.items()}
                               | {f"n {name}": int(table.loc[kind, f"n {name}"]) for name in partial}
